@@ -1,0 +1,1 @@
+"""Adapters to the outside world: the service client, the store, the webhook receiver."""

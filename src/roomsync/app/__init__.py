@@ -1,0 +1,1 @@
+"""The application: CLI, scheduler, daemon and admin API, wired from settings."""

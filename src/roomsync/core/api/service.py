@@ -1,0 +1,37 @@
+"""Token and usage: the two operations 03-conventions adds to documents 01 and 02."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import ConfigDict, Field
+
+from roomsync.core.api.base import ApiModel, element
+
+
+class TokenRequest(ApiModel, tag="TokenRequest"):
+    """Form body of ``POST /v1/Token``; its field names are snake_case on the wire."""
+
+    model_config = ConfigDict(alias_generator=None)
+
+    grant_type: Literal["password"] = element(tag="GrantType", default="password")
+    username: str = element(tag="Username")
+    password: str = element(tag="Password", repr=False)
+    domain: str = element(tag="Domain")
+
+
+class TokenResponse(ApiModel, tag="TokenResponse"):
+    """``{"access_token": "...", "token_type": "bearer", "expires_in": 86399}``."""
+
+    model_config = ConfigDict(alias_generator=None, hide_input_in_errors=True)
+
+    access_token: str = Field(repr=False)
+    token_type: str = "bearer"
+    expires_in: int = Field(gt=0, description="Seconds the token lives.")
+
+
+class Usage(ApiModel, tag="Usage"):
+    """``GET /v1/Usage``: ``{"usedCalls": N, "dailyQuota": M}``; the call itself counts."""
+
+    used_calls: int = element(tag="UsedCalls", ge=0)
+    daily_quota: int = element(tag="DailyQuota", gt=0)

@@ -1,0 +1,37 @@
+"""The declarative catalog of the service's operations.
+
+One entry per operation of documents 01 and 02 plus ``Token`` and ``Usage`` (03-conventions):
+method, path, request model, response model, and what a caller must know about it (does it
+create something, what budget priority it has by default, where its shape came from). The
+client's methods, the emulator's routes and the completeness tests are all driven by this one
+list, so there are no hand-kept copies to drift apart.
+"""
+
+from __future__ import annotations
+
+from roomsync.core.catalog.types import Operation, Priority, ShapeSource
+
+__all__ = ["OPERATIONS", "Operation", "Priority", "ShapeSource", "by_name"]
+
+
+def _collect() -> tuple[Operation, ...]:
+    from roomsync.core.catalog import channel, property_data, service
+
+    operations = (*service.OPERATIONS, *channel.OPERATIONS, *property_data.OPERATIONS)
+    names = [op.name for op in operations]
+    duplicates = {name for name in names if names.count(name) > 1}
+    if duplicates:
+        raise RuntimeError(f"operation names must be unique, repeated: {sorted(duplicates)}")
+    return operations
+
+
+OPERATIONS: tuple[Operation, ...] = _collect()
+_BY_NAME = {op.name: op for op in OPERATIONS}
+
+
+def by_name(name: str) -> Operation:
+    """The operation called ``name``; KeyError names the unknown one."""
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise KeyError(f"no operation named {name!r} in the catalog") from None

@@ -1,0 +1,203 @@
+"""Every setting of roomsync, with its default and what it is for.
+
+Sources, strongest first: keyword arguments (tests), ``ROOMSYNC_*`` environment variables, the
+TOML file named by ``ROOMSYNC_CONFIG`` (``config/roomsync.toml`` is the documented example), then
+the defaults below. :func:`load_settings` turns any bad value into one :class:`SettingsError`
+whose message names the setting and what is allowed.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from roomsync.core.codec import PayloadFormat
+
+CONFIG_ENV = "ROOMSYNC_CONFIG"
+
+
+class LogFormat(StrEnum):
+    TEXT = "text"
+    JSON = "json"
+
+
+def default_data_dir() -> Path:
+    """``$XDG_DATA_HOME/roomsync``, else ``~/.local/share/roomsync``."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "roomsync"
+
+
+class SettingsError(Exception):
+    """A setting has a value roomsync cannot use; the message says which and what is allowed."""
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="ROOMSYNC_", extra="forbid", validate_default=True, hide_input_in_errors=True
+    )
+
+    # --- the service -------------------------------------------------------------------------
+    base_url: str = Field("http://127.0.0.1:8765", description="Base URL of the service's API.")
+    channel_name: str = Field(
+        "RentalChannel", pattern=r"^[A-Za-z0-9_-]+$",
+        description="Path segment naming the rental channel in /v1/ChannelManager/{channel}/...",
+    )
+    payload_format: PayloadFormat = Field(PayloadFormat.JSON, description="Payload format: json or xml.")
+    username: str | None = Field(None, description="Token credentials: user name.")
+    password: SecretStr | None = Field(None, description="Token credentials: password (never shown).")
+    domain: str | None = Field(None, description="Token credentials: the property's domain.")
+    api_key: SecretStr | None = Field(
+        None, description="Static key sent in auth_header instead of a token (never shown)."
+    )
+    auth_header: str = Field("apikey", description="Header that carries api_key in static-key mode.")
+    property_id: str | None = Field(
+        None, description="Key of this property in the database; defaults to domain, else 'default'."
+    )
+
+    # --- the daily quota ---------------------------------------------------------------------
+    daily_quota: int = Field(1500, gt=0, description="Requests a day the property may make (03).")
+    reserve_availability: float = Field(
+        0.05, ge=0, lt=1,
+        description="Share of the quota kept for guest checks and reservations: availability "
+        "pushes are refused once less than this share remains.",
+    )
+    reserve_prices: float = Field(
+        0.15, ge=0, lt=1, description="Price pushes are refused once less than this share remains."
+    )
+    reserve_reconcile: float = Field(
+        0.30, ge=0, lt=1, description="Reconciliation reads are refused once less than this share remains."
+    )
+    limit_header: str = Field("X-RateLimit-Limit", description="Response header carrying the quota.")
+    remaining_header: str = Field(
+        "X-RateLimit-Remaining", description="Response header carrying the requests left today."
+    )
+    reset_header: str = Field(
+        "X-RateLimit-Reset", description="Response header carrying the seconds until the quota resets."
+    )
+
+    # --- timeouts (seconds) -----------------------------------------------------------------
+    connect_timeout: float = Field(5.0, gt=0, description="Seconds to open a connection.")
+    read_timeout: float = Field(20.0, gt=0, description="Seconds to wait for a response.")
+    write_timeout: float = Field(20.0, gt=0, description="Seconds to send a request body.")
+    pool_timeout: float = Field(5.0, gt=0, description="Seconds to wait for a free connection.")
+    max_retries: int = Field(4, ge=0, le=10, description="Retries of a retriable failure, each one budgeted.")
+
+    # --- storage -----------------------------------------------------------------------------
+    data_dir: Path = Field(default_factory=default_data_dir, description="Directory of the SQLite file.")
+    database_url: str | None = Field(
+        None,
+        description="SQLAlchemy URL; default sqlite under data_dir, or postgresql+psycopg://...",
+    )
+
+    # --- sync ----------------------------------------------------------------------------------
+    horizon_days: int = Field(365, ge=1, le=730, description="Days ahead that are synced (channel max 730).")
+    max_dates_per_request: int = Field(
+        731, ge=1, description="Most dates, summed over operations, in one PUT Inventory request."
+    )
+    mapping_file: Path | None = Field(None, description="TOML mapping of room types to listings.")
+
+    # --- webhooks and admin -------------------------------------------------------------------
+    webhook_secret: SecretStr | None = Field(
+        None, description="HMAC secret of signed webhook deliveries (never shown)."
+    )
+    webhook_require_signature: bool = Field(
+        False, description="Refuse webhook deliveries that are not signed with webhook_secret."
+    )
+    admin_token: SecretStr | None = Field(
+        None, description="Bearer token of the admin API; unset turns the admin API off (never shown)."
+    )
+
+    # --- logging -------------------------------------------------------------------------------
+    log_format: LogFormat = Field(LogFormat.TEXT, description="Log lines as text or json.")
+    log_level: str = Field("INFO", pattern=r"^(DEBUG|INFO|WARNING|ERROR)$", description="Log level.")
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return value.rstrip("/")
+
+    @field_validator("database_url")
+    @classmethod
+    def _known_database(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("sqlite://", "postgresql")):
+            raise ValueError("must be a sqlite:/// or postgresql+psycopg:// URL")
+        return value
+
+    @model_validator(mode="after")
+    def _reserves_ordered(self) -> Settings:
+        if not self.reserve_availability <= self.reserve_prices <= self.reserve_reconcile:
+            raise ValueError(
+                "reserve_availability <= reserve_prices <= reserve_reconcile must hold "
+                "(lower priorities keep more in reserve)"
+            )
+        return self
+
+    @property
+    def effective_database_url(self) -> str:
+        return self.database_url or f"sqlite:///{self.data_dir / 'roomsync.db'}"
+
+    @property
+    def effective_property_id(self) -> str:
+        return self.property_id or self.domain or "default"
+
+    @property
+    def uses_static_key(self) -> bool:
+        return self.api_key is not None
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        config_path = os.environ.get(CONFIG_ENV)
+        if config_path:
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=Path(config_path)))
+        return tuple(sources)
+
+
+def _describe(error: ValidationError) -> str:
+    first = error.errors(include_url=False)[0]
+    name = ".".join(str(p) for p in first["loc"]) or "settings"
+    message = first["msg"].removeprefix("Value error, ")
+    ctx = first.get("ctx") or {}
+    if first["type"] == "extra_forbidden":
+        return f"unknown setting {name!r} (see config/roomsync.toml for the settings that exist)"
+    if first["type"] == "enum" and "expected" in ctx:
+        return f"setting {name!r}: allowed values are {ctx['expected']}"
+    hint = f"ROOMSYNC_{name.upper()}" if name != "settings" else "the settings"
+    return f"setting {name!r} ({hint}): {message}"
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """The settings, or a ``SettingsError`` naming the bad setting and what is allowed."""
+    config_path = os.environ.get(CONFIG_ENV)
+    if config_path:
+        path = Path(config_path)
+        if not path.is_file():
+            raise SettingsError(f"{CONFIG_ENV}={config_path}: no such file")
+        try:
+            tomllib.loads(path.read_text())
+        except tomllib.TOMLDecodeError as error:
+            raise SettingsError(f"{CONFIG_ENV}={config_path}: not valid TOML ({error})") from None
+    try:
+        return Settings(**overrides)
+    except ValidationError as error:
+        raise SettingsError(_describe(error)) from None
