@@ -65,7 +65,7 @@ def decode(model_type: type[ModelT], body: bytes | str, fmt: PayloadFormat) -> M
     """Read ``body`` as ``model_type``; raises ``LimitViolation`` or ``PayloadError``."""
     try:
         if fmt is PayloadFormat.XML:
-            return model_type.from_xml(body, empty_as_string=True)  # type: ignore[attr-defined,no-any-return]
+            return model_type.from_xml(body, empty_as_string=True)  # type: ignore[attr-defined]
         return model_type.model_validate_json(body)
     except ValidationError as error:
         first = error.errors(include_url=False)[0]

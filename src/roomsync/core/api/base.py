@@ -22,7 +22,6 @@ from typing import Annotated, Any, ClassVar, TypeVar
 from pydantic import ConfigDict, PlainSerializer, ValidationError
 from pydantic.alias_generators import to_camel
 from pydantic_xml import BaseXmlModel, RootXmlModel, attr, element, wrapped
-from pydantic_xml.serializers.factories import primitive as _xml_primitive
 
 from roomsync.core.errors import LimitViolation
 
@@ -39,33 +38,8 @@ __all__ = [
 ]
 
 
-def _decimal_as_number(value: Decimal) -> float | int:
-    # JSON carries amounts as numbers; two-decimal amounts are exact through a float's repr.
-    return int(value) if value == value.to_integral_value() and value.as_tuple().exponent >= 0 else float(value)
-
-
-def _omit_none_attribute(
-    self: _xml_primitive.AttributeSerializer,
-    element: Any,
-    value: Any,
-    encoded: Any,
-    *,
-    skip_empty: bool = False,
-    exclude_none: bool = False,
-    exclude_unset: bool = False,
-) -> Any:
-    # pydantic-xml writes a None attribute as attr="", which reads back as "" (or fails for an
-    # int). An absent attribute is the only faithful XML form of None, so None is never written.
-    if value is None:
-        return element
-    element.set_attribute(self.attr_name, _xml_primitive.encode_primitive(encoded))
-    return element
-
-
-_xml_primitive.AttributeSerializer.serialize = _omit_none_attribute  # type: ignore[method-assign]
-
-
-Money = Annotated[Decimal, PlainSerializer(_decimal_as_number, return_type=float, when_used="json")]
+# JSON carries amounts as numbers; a two-decimal amount survives a float's shortest repr exactly.
+Money = Annotated[Decimal, PlainSerializer(float, return_type=float, when_used="json")]
 """A ``decimal (##.##)`` amount: a JSON number, XML text."""
 
 
