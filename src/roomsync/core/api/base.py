@@ -22,6 +22,7 @@ from typing import Annotated, Any, ClassVar, TypeVar
 from pydantic import ConfigDict, PlainSerializer, ValidationError
 from pydantic.alias_generators import to_camel
 from pydantic_xml import BaseXmlModel, RootXmlModel, attr, element, wrapped
+from pydantic_xml.serializers.factories import primitive as _xml_primitive
 
 from roomsync.core.errors import LimitViolation
 
@@ -36,6 +37,27 @@ __all__ = [
     "violation_from",
     "wrapped",
 ]
+
+
+def _omit_none_attribute(
+    self: _xml_primitive.AttributeSerializer,
+    element: Any,
+    value: Any,
+    encoded: Any,
+    *,
+    skip_empty: bool = False,
+    exclude_none: bool = False,
+    exclude_unset: bool = False,
+) -> Any:
+    # pydantic-xml writes a None attribute as attr="", which reads back as "" (or fails for an
+    # int). An absent attribute is the only faithful XML form of None, so None is never written.
+    if value is None:
+        return element
+    element.set_attribute(self.attr_name, _xml_primitive.encode_primitive(encoded))
+    return element
+
+
+_xml_primitive.AttributeSerializer.serialize = _omit_none_attribute  # type: ignore[method-assign]
 
 
 # JSON carries amounts as numbers; a two-decimal amount survives a float's shortest repr exactly.
