@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import typer
 from pydantic import SecretStr
 from rich.console import Console
@@ -21,13 +23,18 @@ err_console = Console(stderr=True)
 EXIT_USAGE = 2
 
 
+def fail(message: str, status: int = EXIT_USAGE) -> typer.Exit:
+    """Print ``roomsync: message`` as one unwrapped line on stderr; return the Exit to raise."""
+    sys.stderr.write(f"roomsync: {message}\n")
+    return typer.Exit(status)
+
+
 def settings_or_exit(**overrides: object) -> Settings:
     """The settings, or the one-line error and exit status 2."""
     try:
         return load_settings(**overrides)
     except SettingsError as error:
-        err_console.print(f"roomsync: {error}", markup=False, highlight=False)
-        raise typer.Exit(EXIT_USAGE) from None
+        raise fail(str(error)) from None
 
 
 @app.command()
