@@ -1,0 +1,107 @@
+"""Every Prometheus metric roomsync exports, defined in this one place.
+
+Label sets are bounded: ``endpoint`` is an operation name of the catalog (about 75), ``status``
+an HTTP status code or ``error`` for a request that got no answer, ``priority`` one of four,
+``property`` and ``listing`` come from the configured mapping, ``action`` from the closed set of
+webhook event kinds (anything else is counted as ``unknown``), ``reason`` from the pause reasons.
+
+A :class:`Metrics` owns its registry so that tests (and several daemons in one process) never
+collide; the daemon exposes ``Metrics().registry`` on ``/metrics``.
+"""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+REQUEST_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+SYNC_BUCKETS = (0.1, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
+
+
+class Metrics:
+    """The metric families of one roomsync process."""
+
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry or CollectorRegistry()
+        r = self.registry
+        self.requests = Counter(
+            "roomsync_requests", "Requests sent to the service, by operation and HTTP status.",
+            ["endpoint", "status"], registry=r,
+        )
+        self.request_seconds = Histogram(
+            "roomsync_request_duration_seconds", "Time from sending a request to its answer.",
+            ["endpoint"], buckets=REQUEST_BUCKETS, registry=r,
+        )
+        self.budget_used = Gauge(
+            "roomsync_budget_used_requests", "Requests used today (all applications of the property).",
+            ["property"], registry=r,
+        )
+        self.budget_remaining = Gauge(
+            "roomsync_budget_remaining_requests", "Requests left today.", ["property"], registry=r,
+        )
+        self.budget_quota = Gauge(
+            "roomsync_budget_quota_requests", "The property's daily quota.", ["property"], registry=r,
+        )
+        self.budget_reserved = Gauge(
+            "roomsync_budget_reserved_requests", "Requests kept back from each priority.",
+            ["property", "priority"], registry=r,
+        )
+        self.budget_refused = Counter(
+            "roomsync_budget_refused", "Requests refused locally to keep a priority's reserve.",
+            ["property", "priority"], registry=r,
+        )
+        self.sync_runs = Counter(
+            "roomsync_sync_runs", "Sync runs by kind and result.", ["property", "kind", "result"], registry=r,
+        )
+        self.sync_seconds = Histogram(
+            "roomsync_sync_duration_seconds", "Duration of sync runs.", ["kind"],
+            buckets=SYNC_BUCKETS, registry=r,
+        )
+        self.operations_sent = Counter(
+            "roomsync_inventory_operations_sent", "Inventory operations confirmed by the channel.",
+            ["property"], registry=r,
+        )
+        self.price_elements_sent = Counter(
+            "roomsync_price_elements_sent", "Connected-channel price elements accepted.",
+            ["property"], registry=r,
+        )
+        self.drift_days = Counter(
+            "roomsync_drift_days", "Listing-days found drifted by reconciliation.", ["property"], registry=r,
+        )
+        self.webhooks = Counter(
+            "roomsync_webhooks", "Webhook deliveries by action and result.", ["action", "result"], registry=r,
+        )
+        self.inbox_backlog = Gauge(
+            "roomsync_inbox_backlog_events", "Webhook events received but not yet processed.",
+            ["property"], registry=r,
+        )
+        self.inbox_oldest_age = Gauge(
+            "roomsync_inbox_oldest_age_seconds", "Age of the oldest unprocessed webhook event.",
+            ["property"], registry=r,
+        )
+        self.dead_letters = Gauge(
+            "roomsync_dead_letters", "Deliveries kept for a person to look at.", ["property"], registry=r,
+        )
+        self.paused_listings = Gauge(
+            "roomsync_paused_listings", "Listings roomsync may not push to, by reason.",
+            ["property", "reason"], registry=r,
+        )
+        self.listing_last_success = Gauge(
+            "roomsync_listing_last_success_timestamp_seconds",
+            "Unix time of the last successful sync of a listing; time() minus this is its staleness.",
+            ["property", "listing"], registry=r,
+        )
+        self.auth_failures = Counter(
+            "roomsync_auth_failures", "Authentication failures against the service.", ["property"], registry=r,
+        )
+        self.poll_interval = Gauge(
+            "roomsync_poll_interval_seconds", "Current availability polling interval planned from the budget.",
+            ["property"], registry=r,
+        )
+
+    def metric_names(self) -> set[str]:
+        """Every sample name this process can export (for the dashboard test)."""
+        names: set[str] = set()
+        for family in self.registry.collect():
+            names.add(family.name)
+            names.update(sample.name for sample in family.samples)
+        return names
