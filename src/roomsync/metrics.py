@@ -91,10 +91,11 @@ class Metrics:
             ["property", "listing"], registry=r,
         )
         self.auth_failures = Counter(
-            "roomsync_auth_failures", "Authentication failures against the service.", ["property"], registry=r,
+            "roomsync_auth_failures", "Authentication failures against the service.",
+            ["property"], registry=r,
         )
         self.poll_interval = Gauge(
-            "roomsync_poll_interval_seconds", "Current availability polling interval planned from the budget.",
+            "roomsync_poll_interval_seconds", "Availability polling interval planned from the budget.",
             ["property"], registry=r,
         )
 
