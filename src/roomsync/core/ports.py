@@ -6,12 +6,16 @@ synchronous: each call is one short transaction.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from decimal import Decimal
+from enum import StrEnum
 from typing import Protocol
 
 from roomsync.core.budget import BudgetSnapshot, Reserves
 from roomsync.core.catalog.types import Priority
+from roomsync.core.mapping import Mapping as PropertyMapping
 
 
 @dataclass(frozen=True)
@@ -54,3 +58,374 @@ class BudgetStore(Protocol):
         ...
 
     def snapshot(self, property_id: str, day: date, quota: int) -> BudgetSnapshot: ...
+
+
+# --- The store's further ports -------------------------------------------------------------
+# Each method is one short transaction. Every key carries the property, so one database serves
+# many properties and no call ever sees another property's rows. Timestamps are timezone-aware
+# UTC; the adapter refuses naive ones.
+
+
+@dataclass(frozen=True)
+class ListingKey:
+    """One listing of one property on the rental channel."""
+
+    property_id: str
+    account_id: str
+    listing_id: str
+
+
+@dataclass(frozen=True)
+class ChannelDay:
+    """What holds on the channel for one listing and day; None means "not known"."""
+
+    day: date
+    available: str | None = None
+    """``available``, ``unavailable`` or ``default`` (the channel's words)."""
+    count: int | None = None
+    """Room-type listings: the count the channel holds (``availableCount``)."""
+    price: Decimal | None = None
+    min_nights: int | None = None
+    max_nights: int | None = None
+    cta: bool | None = None
+    """Closed to arrival."""
+    ctd: bool | None = None
+    """Closed to departure."""
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    state: ChannelDay
+    confirmed_at: datetime
+    """When the channel last confirmed a write to this day."""
+
+
+class CalendarLedger(Protocol):
+    def read_days(self, listing: ListingKey, date_from: date, date_to: date) -> dict[date, LedgerEntry]:
+        """The recorded days of ``date_from..date_to`` (both included); unrecorded days are absent."""
+        ...
+
+    def record_confirmed(
+        self, listing: ListingKey, days: Sequence[ChannelDay], confirmed_at: datetime
+    ) -> None:
+        """Record days the channel confirmed, in one transaction.
+
+        A field given as None keeps what was recorded before, so a price-only write records
+        only prices. Call it only after the channel confirmed the write.
+        """
+        ...
+
+    def forget_days(
+        self, listing: ListingKey, date_from: date | None = None, date_to: date | None = None
+    ) -> int:
+        """Drop recorded days (all of the listing's when no range is given); returns how many."""
+        ...
+
+
+@dataclass(frozen=True)
+class RateKey:
+    """One rate of one room type on the property's connected channels."""
+
+    property_id: str
+    room_type_id: int
+    room_rate_type: int
+    """``1`` standard, ``2`` non-refundable."""
+
+
+@dataclass(frozen=True)
+class PushedPrice:
+    price: Decimal
+    pushed_at: datetime
+
+
+class ChannelPriceLedger(Protocol):
+    def read_pushed_prices(self, rate: RateKey, date_from: date, date_to: date) -> dict[date, PushedPrice]:
+        """Prices last pushed for ``date_from..date_to`` (both included)."""
+        ...
+
+    def record_pushed_prices(
+        self, rate: RateKey, prices: Mapping[date, Decimal], pushed_at: datetime
+    ) -> None:
+        """Record prices the service accepted, in one transaction (2 decimal places at most)."""
+        ...
+
+
+@dataclass(frozen=True)
+class NightPrice:
+    price: Decimal
+    currency: str
+    read_at: datetime
+
+
+@dataclass(frozen=True)
+class WindowTotal:
+    """The PMS's total price of one stay: ``date_from`` first night, ``date_to`` departure day."""
+
+    date_from: date
+    date_to: date
+    total: Decimal
+    currency: str
+    read_at: datetime
+
+
+class PmsPriceCache(Protocol):
+    def save_night_prices(
+        self,
+        property_id: str,
+        room_type_id: int,
+        prices: Mapping[date, Decimal],
+        currency: str,
+        read_at: datetime,
+    ) -> None: ...
+
+    def read_night_prices(
+        self, property_id: str, room_type_id: int, first_night: date, last_night: date
+    ) -> dict[date, NightPrice]:
+        """Cached nightly prices of ``first_night..last_night`` (both included)."""
+        ...
+
+    def save_window_total(self, property_id: str, room_type_id: int, total: WindowTotal) -> None: ...
+
+    def read_window_total(
+        self, property_id: str, room_type_id: int, date_from: date, date_to: date
+    ) -> WindowTotal | None: ...
+
+    def clear_pms_prices(self, property_id: str, room_type_id: int | None = None) -> None:
+        """Forget cached prices and totals of one room type, or of the whole property."""
+        ...
+
+
+class MappingStore(Protocol):
+    def replace_mapping(self, property_id: str, mapping: PropertyMapping) -> None:
+        """Make ``mapping`` (as ``roomsync.core.mapping.parse_mapping`` returns it) the property's
+        whole mapping, in one transaction."""
+        ...
+
+    def load_mapping(self, property_id: str) -> PropertyMapping | None:
+        """The property's mapping, None when none was ever loaded."""
+        ...
+
+
+@dataclass(frozen=True)
+class ListingState:
+    listing: ListingKey
+    paused: bool = False
+    pause_reason: str | None = None
+    approval_status: str | None = None
+    """The channel's ``approvalStatus.statusCategory``, as last seen."""
+    sync_category: str | None = None
+    has_availability: bool | None = None
+    last_synced_at: datetime | None = None
+    last_sync_result: str | None = None
+
+
+class ListingStateStore(Protocol):
+    def get_listing_state(self, listing: ListingKey) -> ListingState:
+        """The recorded state, or the default state of a listing never seen."""
+        ...
+
+    def list_listing_states(self, property_id: str) -> list[ListingState]: ...
+
+    def set_paused(self, listing: ListingKey, paused: bool, reason: str | None = None) -> None: ...
+
+    def set_approval_status(self, listing: ListingKey, status: str) -> None: ...
+
+    def set_sync_category(self, listing: ListingKey, category: str) -> None: ...
+
+    def set_has_availability(self, listing: ListingKey, has_availability: bool) -> None: ...
+
+    def record_listing_sync(self, listing: ListingKey, at: datetime, result: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class SyncRun:
+    id: int
+    property_id: str
+    kind: str
+    """``sync``, ``resync``, ``reconcile``, ..."""
+    started_at: datetime
+    finished_at: datetime | None = None
+    result: str | None = None
+    requests_spent: int = 0
+    operations: int = 0
+    price_elements: int = 0
+    error: str | None = None
+
+
+class SyncRunStore(Protocol):
+    def start_run(self, property_id: str, kind: str, started_at: datetime) -> int:
+        """Record a run that started; returns its id."""
+        ...
+
+    def finish_run(
+        self,
+        property_id: str,
+        run_id: int,
+        finished_at: datetime,
+        result: str,
+        *,
+        requests_spent: int = 0,
+        operations: int = 0,
+        price_elements: int = 0,
+        error: str | None = None,
+    ) -> None: ...
+
+    def recent_runs(self, property_id: str, limit: int = 20, kind: str | None = None) -> list[SyncRun]:
+        """The latest runs, newest first."""
+        ...
+
+
+class InboxStatus(StrEnum):
+    PENDING = "pending"
+    PROCESSING = "processing"
+    DONE = "done"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class NewDelivery:
+    """A webhook delivery as the receiver hands it to the inbox."""
+
+    property_id: str
+    action: str
+    body: str
+    """The raw body, as received."""
+    content_key: str
+    """Fallback dedupe key when the delivery has no ``X-Webhook-Id`` (e.g. SHA-256 of the body)."""
+    received_at: datetime
+    webhook_id: str | None = None
+    reservation_key: str | None = None
+    """Confirmation code: deliveries of one reservation are processed in the order received."""
+    parsed_ok: bool = True
+    """False stores the delivery as ``failed`` straight away, for the record."""
+
+
+@dataclass(frozen=True)
+class AcceptedDelivery:
+    id: int
+    duplicate: bool
+    """True when the delivery was already in the inbox (``id`` is the earlier one's)."""
+
+
+@dataclass(frozen=True)
+class InboxItem:
+    id: int
+    property_id: str
+    action: str
+    body: str
+    content_key: str
+    received_at: datetime
+    status: InboxStatus
+    attempts: int
+    webhook_id: str | None = None
+    reservation_key: str | None = None
+    parsed_ok: bool = True
+    last_error: str | None = None
+    processed_at: datetime | None = None
+
+
+class WebhookInbox(Protocol):
+    def accept_delivery(self, delivery: NewDelivery) -> AcceptedDelivery:
+        """Store a delivery once: a repeat (same webhook id, or same content key) is a duplicate."""
+        ...
+
+    def claim_batch(self, property_id: str, limit: int, claimed_at: datetime) -> list[InboxItem]:
+        """Claim up to ``limit`` pending items, oldest first, marking them ``processing``.
+
+        An item is not claimed while an earlier item of the same reservation is pending or
+        processing, so one reservation's deliveries are processed in order. Safe when several
+        workers claim at once.
+        """
+        ...
+
+    def mark_done(self, property_id: str, item_id: int, at: datetime) -> None: ...
+
+    def mark_failed(
+        self, property_id: str, item_id: int, error: str, at: datetime, retry_at: datetime | None = None
+    ) -> None:
+        """Record a failure: back to ``pending`` (claimable from ``retry_at``) or, without
+        ``retry_at``, ``failed`` for good."""
+        ...
+
+    def release_stale(self, property_id: str, claimed_before: datetime) -> int:
+        """Put items claimed before ``claimed_before`` (a worker died) back to pending."""
+        ...
+
+    def get_item(self, property_id: str, item_id: int) -> InboxItem | None: ...
+
+    def count_by_status(self, property_id: str) -> dict[InboxStatus, int]: ...
+
+
+@dataclass(frozen=True)
+class DeadLetter:
+    id: int
+    property_id: str
+    received_at: datetime
+    reason: str
+    body: str
+    headers: dict[str, str]
+    """As received, with every secret-bearing header's value replaced."""
+
+
+class DeadLetterStore(Protocol):
+    def add_dead_letter(
+        self, property_id: str, received_at: datetime, reason: str, body: str, headers: Mapping[str, str]
+    ) -> int:
+        """Keep a delivery that cannot be processed; secret-bearing headers are stripped."""
+        ...
+
+    def list_dead_letters(self, property_id: str, limit: int = 100) -> list[DeadLetter]:
+        """Newest first."""
+        ...
+
+    def count_dead_letters(self, property_id: str) -> int: ...
+
+
+@dataclass(frozen=True)
+class ReservationLink:
+    """Which PMS reservation a channel reservation became."""
+
+    property_id: str
+    confirmation_code: str
+    status: str
+    """``creating`` (claimed, not yet in the PMS), ``created``, ``cancelled``, ``failed``, ..."""
+    created_at: datetime
+    updated_at: datetime
+    listing_id: str | None = None
+    pms_reservation_id: int | None = None
+    pms_customer_id: int | None = None
+    last_payout: Decimal | None = None
+
+
+class ReservationLinkStore(Protocol):
+    def claim_link(
+        self, property_id: str, confirmation_code: str, listing_id: str | None, at: datetime
+    ) -> bool:
+        """Record that a replica is creating the PMS reservation of ``confirmation_code``.
+
+        True for the one caller that claimed it, False when it was already claimed or created,
+        so a reservation is never created twice, even by two replicas at once.
+        """
+        ...
+
+    def get_link(self, property_id: str, confirmation_code: str) -> ReservationLink | None: ...
+
+    def record_created(
+        self,
+        property_id: str,
+        confirmation_code: str,
+        pms_reservation_id: int,
+        pms_customer_id: int | None,
+        at: datetime,
+    ) -> None: ...
+
+    def set_link_status(
+        self,
+        property_id: str,
+        confirmation_code: str,
+        status: str,
+        at: datetime,
+        last_payout: Decimal | None = None,
+    ) -> None:
+        """Change the status (and the last payout when given)."""
+        ...

@@ -1,0 +1,84 @@
+"""Transactions and dialect-neutral upserts shared by the repositories."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import DBAPIError, StatementError
+
+SQLITE_BEGIN_OPTION = "roomsync_sqlite_begin"
+"""Execution option naming how a SQLite transaction begins (see engine.py)."""
+
+BATCH_ROWS = 1000
+"""Rows per executemany batch of a bulk upsert."""
+
+
+@contextmanager
+def write_tx(engine: Engine) -> Iterator[Connection]:
+    """One transaction that writes: committed on success, rolled back on error.
+
+    On SQLite it begins IMMEDIATE, taking the database's write lock up front, so a transaction
+    that reads before it writes never fails half-way with "database is locked" (it waits
+    ``busy_timeout`` for the lock instead).
+    """
+    with _bad_values_as_value_error(), engine.connect() as conn:
+        conn.execution_options(**{SQLITE_BEGIN_OPTION: "IMMEDIATE"})
+        with conn.begin():
+            yield conn
+
+
+@contextmanager
+def read_tx(engine: Engine) -> Iterator[Connection]:
+    """One read-only transaction (a consistent snapshot; on SQLite it never blocks writers)."""
+    with _bad_values_as_value_error(), engine.connect() as conn, conn.begin():
+        yield conn
+
+
+@contextmanager
+def _bad_values_as_value_error() -> Iterator[None]:
+    """A value a column type refuses (a naive datetime, a price of 3 decimals) reaches the caller
+    as the column type's own ValueError, not wrapped in SQLAlchemy's StatementError."""
+    try:
+        yield
+    except DBAPIError:
+        raise
+    except StatementError as error:
+        if isinstance(error.orig, ValueError):
+            raise error.orig from None
+        raise
+
+
+def insert_for(conn: Connection, table: sa.Table) -> postgresql.Insert | sqlite.Insert:
+    """An INSERT that supports ``ON CONFLICT`` on the connection's dialect."""
+    if conn.dialect.name == "postgresql":
+        return postgresql.insert(table)
+    if conn.dialect.name == "sqlite":
+        return sqlite.insert(table)
+    raise RuntimeError(f"the store supports SQLite and PostgreSQL, not {conn.dialect.name}")
+
+
+def upsert_many(
+    conn: Connection, table: sa.Table, rows: Sequence[dict[str, Any]], key: Sequence[str]
+) -> None:
+    """Insert ``rows``, overwriting every non-key column of rows whose ``key`` exists.
+
+    Rows go in key order, so two transactions upserting overlapping rows lock them in the same
+    order and cannot deadlock.
+    """
+    if not rows:
+        return
+    rows = sorted(rows, key=lambda row: tuple(row[name] for name in key))
+    stmt = insert_for(conn, table)
+    updated = {name: stmt.excluded[name] for name in rows[0] if name not in key}
+    stmt = stmt.on_conflict_do_update(index_elements=list(key), set_=updated)
+    for start in range(0, len(rows), BATCH_ROWS):
+        conn.execute(stmt, list(rows[start : start + BATCH_ROWS]))
+
+
+class NotFound(LookupError):
+    """The row to change does not exist for that property; the message names it."""

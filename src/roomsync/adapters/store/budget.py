@@ -1,0 +1,120 @@
+"""The daily request budget of each property (``BudgetStore``), race-free across replicas.
+
+``try_spend`` never reads and then writes: it makes sure the day's row exists
+(``INSERT ... ON CONFLICT DO NOTHING``), then spends with one conditional
+``UPDATE ... WHERE max(used_local, used_server) + cost <= quota - reserve RETURNING ...``.
+The database applies concurrent UPDATEs of a row one after the other and re-checks the WHERE
+of each against the row as the previous one left it (Postgres row locks; SQLite's single writer),
+so however many processes spend at once, no more than the quota is ever granted.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+from roomsync.adapters.store._sql import insert_for, read_tx, write_tx
+from roomsync.adapters.store.tables import BUDGET_DAY
+from roomsync.core.budget import BudgetSnapshot, Reserves
+from roomsync.core.catalog.types import Priority
+
+B = BUDGET_DAY.c
+
+
+def _spent(priority: Priority) -> str:
+    return f"spent_{priority.name.lower()}"
+
+
+def _refused(priority: Priority) -> str:
+    return f"refused_{priority.name.lower()}"
+
+
+_USED = sa.case((B.used_local >= B.used_server, B.used_local), else_=B.used_server)
+"""``max(used_local, used_server)`` in SQL both databases speak."""
+
+
+def _key(property_id: str, day: date) -> sa.ColumnElement[bool]:
+    return sa.and_(B.property_id == property_id, B.day == day)
+
+
+class SqlBudgetStore:
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    def try_spend(
+        self,
+        property_id: str,
+        day: date,
+        priority: Priority,
+        quota: int,
+        reserves: Reserves,
+        cost: int = 1,
+    ) -> BudgetSnapshot | None:
+        if cost < 1:
+            raise ValueError(f"cost must be at least 1, got {cost}")
+        reserve = reserves.count(priority, quota)
+        spent = B[_spent(priority)]
+        with write_tx(self._engine) as conn:
+            _ensure_row(conn, property_id, day, quota)
+            row = conn.execute(
+                sa.update(BUDGET_DAY)
+                .where(_key(property_id, day), _USED + cost <= quota - reserve)
+                .values({B.used_local: B.used_local + cost, spent: spent + cost, B.quota: quota})
+                .returning(*BUDGET_DAY.c)
+            ).one_or_none()
+            if row is not None:
+                return _snapshot(row._mapping, quota)
+            refused = B[_refused(priority)]
+            conn.execute(sa.update(BUDGET_DAY).where(_key(property_id, day)).values({refused: refused + 1}))
+            return None
+
+    def observe_server(self, property_id: str, day: date, quota: int, used: int) -> None:
+        with write_tx(self._engine) as conn:
+            row = _new_row(property_id, day, quota) | {"used_server": used}
+            stmt = insert_for(conn, BUDGET_DAY).values(row)
+            conn.execute(
+                stmt.on_conflict_do_update(
+                    index_elements=[B.property_id, B.day],
+                    set_={
+                        "quota": stmt.excluded.quota,
+                        # never lowers: a late or stale report must not hand back spent requests
+                        "used_server": sa.case(
+                            (stmt.excluded.used_server > B.used_server, stmt.excluded.used_server),
+                            else_=B.used_server,
+                        ),
+                    },
+                )
+            )
+
+    def snapshot(self, property_id: str, day: date, quota: int) -> BudgetSnapshot:
+        with read_tx(self._engine) as conn:
+            row = conn.execute(sa.select(BUDGET_DAY).where(_key(property_id, day))).one_or_none()
+        values = _new_row(property_id, day, quota) if row is None else row._mapping
+        return _snapshot(values, quota)
+
+
+def _new_row(property_id: str, day: date, quota: int) -> dict[str, Any]:
+    counters = {_spent(p): 0 for p in Priority} | {_refused(p): 0 for p in Priority}
+    key = {"property_id": property_id, "day": day}
+    return key | {"quota": quota, "used_local": 0, "used_server": 0} | counters
+
+
+def _ensure_row(conn: Connection, property_id: str, day: date, quota: int) -> None:
+    stmt = insert_for(conn, BUDGET_DAY).values(_new_row(property_id, day, quota))
+    conn.execute(stmt.on_conflict_do_nothing(index_elements=[B.property_id, B.day]))
+
+
+def _snapshot(values: Any, quota: int) -> BudgetSnapshot:
+    """The snapshot of a row (mapping of column values), against the caller's ``quota``."""
+    return BudgetSnapshot(
+        property_id=values["property_id"],
+        day=values["day"],
+        quota=quota,
+        used_local=values["used_local"],
+        used_server=values["used_server"],
+        by_priority={p: values[_spent(p)] for p in Priority},
+        refused_by_priority={p: values[_refused(p)] for p in Priority},
+    )

@@ -1,0 +1,164 @@
+"""The database engine, and the ``Store`` facade that owns it.
+
+SQLite (the default, one file under ``data_dir``) runs in WAL mode, so readers never wait for the
+writer, with foreign keys on and a ``busy_timeout``, so a writer waits for the lock rather than
+failing. SQLite allows one writer at a time: several processes may share the file, but their
+writes queue. Postgres (``postgresql+psycopg://...``) is for several replicas at once; its pool
+pings connections before use, so a restarted server costs no failed request.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.engine import URL, Connection, Engine, make_url
+from sqlalchemy.exc import ArgumentError
+from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
+
+from roomsync.adapters.store._sql import SQLITE_BEGIN_OPTION
+from roomsync.adapters.store.budget import SqlBudgetStore
+from roomsync.adapters.store.calendar_ledger import SqlCalendarLedger
+from roomsync.adapters.store.channel_prices import SqlChannelPriceLedger
+from roomsync.adapters.store.dead_letters import SqlDeadLetterStore
+from roomsync.adapters.store.inbox import SqlWebhookInbox
+from roomsync.adapters.store.listing_state import SqlListingStateStore
+from roomsync.adapters.store.mappings import SqlMappingStore
+from roomsync.adapters.store.pms_prices import SqlPmsPriceCache
+from roomsync.adapters.store.reservation_links import SqlReservationLinkStore
+from roomsync.adapters.store.sync_runs import SqlSyncRunStore
+from roomsync.adapters.store.tokens import SqlTokenStore
+from roomsync.core.ports import (
+    BudgetStore,
+    CalendarLedger,
+    ChannelPriceLedger,
+    DeadLetterStore,
+    ListingStateStore,
+    MappingStore,
+    PmsPriceCache,
+    ReservationLinkStore,
+    SyncRunStore,
+    TokenStore,
+    WebhookInbox,
+)
+
+DEFAULT_BUSY_TIMEOUT_MS = 30_000
+
+
+class StoreUrlError(ValueError):
+    """The database URL is not one the store can use; the message says what is allowed."""
+
+
+def parse_url(url: str | URL) -> URL:
+    """The URL with its driver settled: ``sqlite`` (pysqlite) or ``postgresql+psycopg``."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise StoreUrlError(
+            "database_url is not a URL; use sqlite:///path/to/file.db or postgresql+psycopg://..."
+        ) from None
+    if parsed.drivername in ("sqlite", "sqlite+pysqlite"):
+        return parsed
+    if parsed.drivername == "postgresql":
+        return parsed.set(drivername="postgresql+psycopg")  # plain postgresql:// means psycopg 3 here
+    if parsed.drivername == "postgresql+psycopg":
+        return parsed
+    shown = parsed.render_as_string(hide_password=True)
+    raise StoreUrlError(f"database_url {shown}: use sqlite:///path/to/file.db or postgresql+psycopg://...")
+
+
+def display_url(url: str | URL) -> str:
+    """The URL with its password hidden, for messages and logs."""
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def _is_memory(url: URL) -> bool:
+    return url.database in (None, "", ":memory:") or "mode=memory" in str(url.query)
+
+
+def create_engine(url: str | URL, *, busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS) -> Engine:
+    """An engine for ``url``, set up as the module docstring says."""
+    parsed = parse_url(url)
+    if parsed.get_backend_name() == "postgresql":
+        return sa.create_engine(parsed, pool_pre_ping=True, connect_args={"application_name": "roomsync"})
+    return _sqlite_engine(parsed, busy_timeout_ms)
+
+
+def _sqlite_engine(url: URL, busy_timeout_ms: int) -> Engine:
+    kwargs: dict[str, Any] = {}
+    if _is_memory(url):
+        # one shared connection, or each connection would see its own empty database
+        kwargs = {"poolclass": StaticPool, "connect_args": {"check_same_thread": False}}
+    elif url.database and not url.database.startswith("file:"):
+        Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+    engine = sa.create_engine(url, **kwargs)
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: sqlite3.Connection, _record: ConnectionPoolEntry) -> None:
+        # pysqlite's own transaction handling defers BEGIN and commits before DDL; turn it off
+        # and begin transactions ourselves (below), as SQLAlchemy's documentation recommends.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+        cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.execute("PRAGMA synchronous = NORMAL")  # durable enough in WAL mode, much faster
+        cursor.execute("PRAGMA foreign_keys = ON")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        mode = conn.get_execution_options().get(SQLITE_BEGIN_OPTION, "DEFERRED")
+        conn.exec_driver_sql(f"BEGIN {mode}")
+
+    return engine
+
+
+class Store:
+    """All repositories of one database, sharing one engine. Close it (or use ``with``)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        # typed as the ports, so mypy checks that each repository implements its protocol
+        self.tokens: TokenStore = SqlTokenStore(engine)
+        self.budget: BudgetStore = SqlBudgetStore(engine)
+        self.calendar: CalendarLedger = SqlCalendarLedger(engine)
+        self.channel_prices: ChannelPriceLedger = SqlChannelPriceLedger(engine)
+        self.pms_prices: PmsPriceCache = SqlPmsPriceCache(engine)
+        self.mappings: MappingStore = SqlMappingStore(engine)
+        self.listing_states: ListingStateStore = SqlListingStateStore(engine)
+        self.sync_runs: SyncRunStore = SqlSyncRunStore(engine)
+        self.inbox: WebhookInbox = SqlWebhookInbox(engine)
+        self.dead_letters: DeadLetterStore = SqlDeadLetterStore(engine)
+        self.reservation_links: ReservationLinkStore = SqlReservationLinkStore(engine)
+
+    @property
+    def url(self) -> str:
+        """The database URL, password hidden."""
+        return display_url(self.engine.url)
+
+    def upgrade(self) -> None:
+        """Migrate the database to the newest schema."""
+        from roomsync.adapters.store.migrations import upgrade_to_head  # it imports this module
+
+        upgrade_to_head(self.engine)
+
+    def require_current_schema(self) -> None:
+        """Raise ``SchemaNotCurrent`` unless the database is at the newest schema."""
+        from roomsync.adapters.store.migrations import require_current_schema  # it imports this module
+
+        require_current_schema(self.engine)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()

@@ -1,0 +1,77 @@
+"""The record of sync runs (``SyncRunStore``)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from roomsync.adapters.store._sql import NotFound, read_tx, write_tx
+from roomsync.adapters.store.tables import SYNC_RUN
+from roomsync.core.ports import SyncRun
+
+R = SYNC_RUN.c
+
+
+class SqlSyncRunStore:
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    def start_run(self, property_id: str, kind: str, started_at: datetime) -> int:
+        stmt = (
+            sa.insert(SYNC_RUN)
+            .values(
+                property_id=property_id,
+                kind=kind,
+                started_at=started_at,
+                requests_spent=0,
+                operations=0,
+                price_elements=0,
+            )
+            .returning(R.id)
+        )
+        with write_tx(self._engine) as conn:
+            return int(conn.execute(stmt).scalar_one())
+
+    def finish_run(
+        self,
+        property_id: str,
+        run_id: int,
+        finished_at: datetime,
+        result: str,
+        *,
+        requests_spent: int = 0,
+        operations: int = 0,
+        price_elements: int = 0,
+        error: str | None = None,
+    ) -> None:
+        stmt = (
+            sa.update(SYNC_RUN)
+            .where(R.id == run_id, R.property_id == property_id)
+            .values(
+                finished_at=finished_at,
+                result=result,
+                requests_spent=requests_spent,
+                operations=operations,
+                price_elements=price_elements,
+                error=error,
+            )
+        )
+        with write_tx(self._engine) as conn:
+            if conn.execute(stmt).rowcount != 1:
+                raise NotFound(f"property {property_id!r} has no sync run {run_id}")
+
+    def recent_runs(self, property_id: str, limit: int = 20, kind: str | None = None) -> list[SyncRun]:
+        query = sa.select(SYNC_RUN).where(R.property_id == property_id)
+        if kind is not None:
+            query = query.where(R.kind == kind)
+        query = query.order_by(R.started_at.desc(), R.id.desc()).limit(limit)
+        with read_tx(self._engine) as conn:
+            rows = conn.execute(query).all()
+        return [_run(row._mapping) for row in rows]
+
+
+def _run(values: Any) -> SyncRun:
+    return SyncRun(**dict(values))

@@ -1,0 +1,250 @@
+"""The store's tables, as SQLModel classes (migration 0001 creates exactly these).
+
+Every table is keyed by ``property_id`` first, so one database serves many properties and each
+query of one property reads one contiguous range of the primary key or of an index.
+The repositories use the Core tables (``TABLES``) for set-based, race-free SQL.
+"""
+
+# No ``from __future__ import annotations``: SQLModel reads these annotations at class creation.
+
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import registry
+from sqlmodel import Field, SQLModel
+
+from roomsync.adapters.store.column_types import ExactDecimal, Money, UtcDateTime
+
+JSON_TYPE = sa.JSON().with_variant(JSONB(), "postgresql")
+
+
+class StoreModel(SQLModel, registry=registry()):
+    """Base of the store's tables: their own metadata, apart from any other SQLModel tables."""
+
+
+def _utc(**kwargs: Any) -> Any:
+    return Field(sa_type=UtcDateTime(), **kwargs)
+
+
+def _money(**kwargs: Any) -> Any:
+    return Field(sa_type=Money(), **kwargs)
+
+
+def _exact(**kwargs: Any) -> Any:
+    return Field(sa_type=ExactDecimal(), **kwargs)
+
+
+class TokenRow(StoreModel, table=True):
+    __tablename__ = "token"
+    property_id: str = Field(primary_key=True)
+    access_token: str = Field(sa_type=sa.Text())
+    expires_at: datetime = _utc()
+
+
+class BudgetDayRow(StoreModel, table=True):
+    __tablename__ = "budget_day"
+    property_id: str = Field(primary_key=True)
+    day: date = Field(primary_key=True)
+    """UTC day (the quota resets at 00:00 UTC)."""
+    quota: int
+    used_local: int = 0
+    used_server: int = 0
+    spent_guest: int = 0
+    spent_availability: int = 0
+    spent_prices: int = 0
+    spent_reconcile: int = 0
+    refused_guest: int = 0
+    refused_availability: int = 0
+    refused_prices: int = 0
+    refused_reconcile: int = 0
+
+
+class CalendarDayRow(StoreModel, table=True):
+    __tablename__ = "calendar_day"
+    property_id: str = Field(primary_key=True)
+    account_id: str = Field(primary_key=True)
+    listing_id: str = Field(primary_key=True)
+    day: date = Field(primary_key=True)
+    available: str | None = None
+    count: int | None = None
+    price: Decimal | None = _money(default=None, nullable=True)
+    min_nights: int | None = None
+    max_nights: int | None = None
+    cta: bool | None = None
+    ctd: bool | None = None
+    confirmed_at: datetime = _utc()
+
+
+class ChannelPriceRow(StoreModel, table=True):
+    __tablename__ = "channel_price"
+    property_id: str = Field(primary_key=True)
+    room_type_id: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    room_rate_type: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    day: date = Field(primary_key=True)
+    price: Decimal = _money()
+    pushed_at: datetime = _utc()
+
+
+class PmsNightPriceRow(StoreModel, table=True):
+    __tablename__ = "pms_night_price"
+    property_id: str = Field(primary_key=True)
+    room_type_id: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    night: date = Field(primary_key=True)
+    price: Decimal = _money()
+    currency: str
+    read_at: datetime = _utc()
+
+
+class PmsWindowTotalRow(StoreModel, table=True):
+    __tablename__ = "pms_window_total"
+    property_id: str = Field(primary_key=True)
+    room_type_id: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    date_from: date = Field(primary_key=True)
+    date_to: date = Field(primary_key=True)
+    total: Decimal = _money()
+    currency: str
+    read_at: datetime = _utc()
+
+
+class PropertyMappingRow(StoreModel, table=True):
+    __tablename__ = "property_mapping"
+    property_id: str = Field(primary_key=True)
+    currency: str
+    """The PMS's currency, as the mapping declares it."""
+
+
+_MAPPING_OF_PROPERTY = "property_mapping.property_id"
+
+
+class ListingMappingRow(StoreModel, table=True):
+    __tablename__ = "listing_mapping"
+    __table_args__ = (sa.Index("ix_listing_mapping_room_type", "property_id", "room_type_id"),)
+    property_id: str = Field(primary_key=True, foreign_key=_MAPPING_OF_PROPERTY, ondelete="CASCADE")
+    account_id: str = Field(primary_key=True)
+    listing_id: str = Field(primary_key=True)
+    position: int
+    """Order of the entry in the mapping it was loaded from."""
+    room_type_id: int
+    kind: str
+    currency: str
+    markup_percent: Decimal = _exact()
+    markup_amount: Decimal = _exact()
+    min_nights: int | None = None
+    max_nights: int | None = None
+    closed_to_arrival: list[int] = Field(sa_type=JSON_TYPE)
+    """Weekdays, 0 = Sunday (document 01)."""
+    closed_to_departure: list[int] = Field(sa_type=JSON_TYPE)
+    availability_rules: dict[str, Any] | None = Field(default=None, sa_type=JSON_TYPE, nullable=True)
+
+
+class ConnectedPushRow(StoreModel, table=True):
+    __tablename__ = "connected_push"
+    property_id: str = Field(primary_key=True, foreign_key=_MAPPING_OF_PROPERTY, ondelete="CASCADE")
+    room_type_id: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    position: int
+    standard: bool
+    non_refundable_discount_percent: Decimal | None = _exact(default=None, nullable=True)
+
+
+class ListingStateRow(StoreModel, table=True):
+    __tablename__ = "listing_state"
+    property_id: str = Field(primary_key=True)
+    account_id: str = Field(primary_key=True)
+    listing_id: str = Field(primary_key=True)
+    paused: bool = False
+    pause_reason: str | None = None
+    approval_status: str | None = None
+    sync_category: str | None = None
+    has_availability: bool | None = None
+    last_synced_at: datetime | None = _utc(default=None, nullable=True)
+    last_sync_result: str | None = None
+
+
+class SyncRunRow(StoreModel, table=True):
+    __tablename__ = "sync_run"
+    __table_args__ = (sa.Index("ix_sync_run_property_started", "property_id", "started_at"),)
+    id: int | None = Field(default=None, primary_key=True)
+    property_id: str
+    kind: str
+    started_at: datetime = _utc()
+    finished_at: datetime | None = _utc(default=None, nullable=True)
+    result: str | None = None
+    requests_spent: int = 0
+    operations: int = 0
+    price_elements: int = 0
+    error: str | None = Field(default=None, sa_type=sa.Text())
+
+
+class WebhookInboxRow(StoreModel, table=True):
+    __tablename__ = "webhook_inbox"
+    __table_args__ = (
+        sa.UniqueConstraint("property_id", "webhook_id", name="uq_webhook_inbox_webhook_id"),
+        sa.UniqueConstraint("property_id", "content_key", name="uq_webhook_inbox_content_key"),
+        # claim: the pending items of a property, oldest first
+        sa.Index("ix_webhook_inbox_status", "property_id", "status", "id"),
+        # claim: is an earlier item of the same reservation still open?
+        sa.Index("ix_webhook_inbox_reservation", "property_id", "reservation_key", "id"),
+    )
+    id: int | None = Field(default=None, primary_key=True)
+    property_id: str
+    webhook_id: str | None = None
+    content_key: str
+    action: str
+    reservation_key: str | None = None
+    received_at: datetime = _utc()
+    body: str = Field(sa_type=sa.Text())
+    parsed_ok: bool
+    status: str
+    attempts: int = 0
+    last_error: str | None = Field(default=None, sa_type=sa.Text())
+    not_before: datetime | None = _utc(default=None, nullable=True)
+    """A retried item is not claimed before this time."""
+    claimed_at: datetime | None = _utc(default=None, nullable=True)
+    processed_at: datetime | None = _utc(default=None, nullable=True)
+
+
+class DeadLetterRow(StoreModel, table=True):
+    __tablename__ = "dead_letter"
+    __table_args__ = (sa.Index("ix_dead_letter_property", "property_id", "id"),)
+    id: int | None = Field(default=None, primary_key=True)
+    property_id: str
+    received_at: datetime = _utc()
+    reason: str = Field(sa_type=sa.Text())
+    body: str = Field(sa_type=sa.Text())
+    headers: dict[str, str] = Field(sa_type=JSON_TYPE)
+
+
+class ReservationLinkRow(StoreModel, table=True):
+    __tablename__ = "reservation_link"
+    __table_args__ = (sa.Index("ix_reservation_link_pms_reservation", "property_id", "pms_reservation_id"),)
+    property_id: str = Field(primary_key=True)
+    confirmation_code: str = Field(primary_key=True)
+    listing_id: str | None = None
+    status: str
+    pms_reservation_id: int | None = Field(default=None, sa_type=sa.BigInteger())
+    pms_customer_id: int | None = Field(default=None, sa_type=sa.BigInteger())
+    last_payout: Decimal | None = _money(default=None, nullable=True)
+    created_at: datetime = _utc()
+    updated_at: datetime = _utc()
+
+
+METADATA = StoreModel.metadata
+TABLES = METADATA.tables
+
+TOKEN = TABLES["token"]
+BUDGET_DAY = TABLES["budget_day"]
+CALENDAR_DAY = TABLES["calendar_day"]
+CHANNEL_PRICE = TABLES["channel_price"]
+PMS_NIGHT_PRICE = TABLES["pms_night_price"]
+PMS_WINDOW_TOTAL = TABLES["pms_window_total"]
+PROPERTY_MAPPING = TABLES["property_mapping"]
+LISTING_MAPPING = TABLES["listing_mapping"]
+CONNECTED_PUSH = TABLES["connected_push"]
+LISTING_STATE = TABLES["listing_state"]
+SYNC_RUN = TABLES["sync_run"]
+WEBHOOK_INBOX = TABLES["webhook_inbox"]
+DEAD_LETTER = TABLES["dead_letter"]
+RESERVATION_LINK = TABLES["reservation_link"]
