@@ -99,3 +99,21 @@ def test_secrets_are_masked_by_roomsync_config() -> None:
 def test_repr_of_settings_hides_secrets() -> None:
     settings = load_settings(password="hunter2-secret", webhook_secret="whsec-secret")
     assert "hunter2-secret" not in repr(settings) and "whsec-secret" not in repr(settings)
+
+
+def test_db_upgrade_then_status_through_the_cli(tmp_path: Path) -> None:
+    env = {"ROOMSYNC_DATA_DIR": str(tmp_path / "data")}
+    before = run_roomsync("db", "status", env=env)
+    assert before.returncode == 0 and "pending migrations" in before.stdout
+    upgraded = run_roomsync("db", "upgrade", env=env)
+    assert upgraded.returncode == 0 and "is at revision" in upgraded.stdout
+    after = run_roomsync("db", "status", env=env)
+    assert "schema is current" in after.stdout
+
+
+def test_unreachable_database_is_one_line_without_password() -> None:
+    url = "postgresql+psycopg://postgres:s3cret-pw@127.0.0.1:1/nothing"
+    result = run_roomsync("db", "status", env={"ROOMSYNC_DATABASE_URL": url})
+    assert result.returncode == 1
+    assert "cannot use the database" in result.stderr and "s3cret-pw" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1

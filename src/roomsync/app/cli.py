@@ -1,15 +1,13 @@
-"""The ``roomsync`` command line."""
+"""The ``roomsync`` command line: one Typer app, sub-commands in ``roomsync.app.commands``."""
 
 from __future__ import annotations
 
-import sys
-
 import typer
 from pydantic import SecretStr
-from rich.console import Console
 
 from roomsync import __version__
-from roomsync.settings import Settings, SettingsError, load_settings
+from roomsync.app.cli_support import settings_or_exit
+from roomsync.app.commands import db
 
 app = typer.Typer(
     name="roomsync",
@@ -18,23 +16,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-err_console = Console(stderr=True)
-
-EXIT_USAGE = 2
-
-
-def fail(message: str, status: int = EXIT_USAGE) -> typer.Exit:
-    """Print ``roomsync: message`` as one unwrapped line on stderr; return the Exit to raise."""
-    sys.stderr.write(f"roomsync: {message}\n")
-    return typer.Exit(status)
-
-
-def settings_or_exit(**overrides: object) -> Settings:
-    """The settings, or the one-line error and exit status 2."""
-    try:
-        return load_settings(**overrides)
-    except SettingsError as error:
-        raise fail(str(error)) from None
+app.add_typer(db.app, name="db")
 
 
 @app.command()

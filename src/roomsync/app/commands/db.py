@@ -1,0 +1,48 @@
+"""``roomsync db``: the database schema (Alembic migrations bundled with the package)."""
+
+from __future__ import annotations
+
+import typer
+
+from roomsync.adapters.store import (
+    StoreUrlError,
+    current_revision,
+    display_url,
+    head_revision,
+    pending_migrations,
+    upgrade_to_head,
+)
+from roomsync.app.cli_support import database_errors, fail, settings_or_exit
+
+app = typer.Typer(help="The database schema: status and upgrade.", no_args_is_help=True)
+
+
+@app.command("status")
+def status() -> None:
+    """Show the database, its schema revision and whether migrations are pending."""
+    settings = settings_or_exit()
+    url = settings.effective_database_url
+    try:
+        with database_errors(display_url(url)):
+            current = current_revision(url)
+            pending = pending_migrations(url)
+    except StoreUrlError as error:
+        raise fail(str(error)) from None
+    typer.echo(f"database  {display_url(url)}")
+    typer.echo(f"revision  {current or '(empty)'}  (newest: {head_revision()})")
+    typer.echo("pending migrations: run `roomsync db upgrade`" if pending else "schema is current")
+
+
+@app.command("upgrade")
+def upgrade() -> None:
+    """Migrate the database to the newest schema."""
+    settings = settings_or_exit()
+    url = settings.effective_database_url
+    if settings.database_url is None:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        with database_errors(display_url(url)):
+            reached = upgrade_to_head(url)
+    except StoreUrlError as error:
+        raise fail(str(error)) from None
+    typer.echo(f"{display_url(url)} is at revision {reached}")
