@@ -92,6 +92,11 @@ class Settings(BaseSettings):
     write_timeout: float = Field(20.0, gt=0, description="Seconds to send a request body.")
     pool_timeout: float = Field(5.0, gt=0, description="Seconds to wait for a free connection.")
     max_retries: int = Field(4, ge=0, le=10, description="Retries of a retriable failure, each one budgeted.")
+    max_retry_wait: float = Field(
+        60.0, gt=0,
+        description="Longest single wait (seconds) before a retry, a 429's Retry-After included; "
+        "a longer wait is reported to the caller instead of slept.",
+    )
 
     # --- storage -----------------------------------------------------------------------------
     data_dir: Path = Field(default_factory=default_data_dir, description="Directory of the SQLite file.")

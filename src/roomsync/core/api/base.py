@@ -22,6 +22,8 @@ from typing import Annotated, Any, ClassVar, TypeVar
 from pydantic import ConfigDict, PlainSerializer, ValidationError
 from pydantic.alias_generators import to_camel
 from pydantic_xml import BaseXmlModel, RootXmlModel, attr, element, wrapped
+from pydantic_xml.element import is_element_nill
+from pydantic_xml.serializers.factories import model as _xml_model
 from pydantic_xml.serializers.factories import primitive as _xml_primitive
 
 from roomsync.core.errors import LimitViolation
@@ -58,6 +60,70 @@ def _omit_none_attribute(
 
 
 _xml_primitive.AttributeSerializer.serialize = _omit_none_attribute  # type: ignore[method-assign]
+
+
+_read_model_fields = _xml_model.ModelSerializer.deserialize
+
+_PresenceCheck = tuple[tuple[str, ...], Any, bool]
+"""(element path, search mode, whether the element must be xsi:nil to count)."""
+
+
+def _presence_checks(serializer: _xml_model.ModelSerializer) -> dict[str, _PresenceCheck]:
+    """Fields whose element can be in a body while pydantic-xml reads no value (cached).
+
+    Nillable elements (``xsi:nil`` reads as absent) and wrapped lists (an empty wrapper reads as
+    absent).
+    """
+    found: dict[str, _PresenceCheck] | None = getattr(serializer, "_roomsync_presence", None)
+    if found is None:
+        found = {}
+        for name, field in serializer._field_serializers.items():
+            search_mode = getattr(field, "_search_mode", None)
+            tag = getattr(field, "_element_name", None)
+            path = getattr(field, "_path", None)
+            if search_mode is None:
+                continue
+            if tag is not None and getattr(field, "_nillable", False):
+                found[name] = ((tag,), search_mode, True)
+            elif isinstance(path, tuple) and path:
+                found[name] = (path, search_mode, False)
+        serializer._roomsync_presence = found  # type: ignore[attr-defined]
+    return found
+
+
+def _read_keeping_present_fields_set(
+    self: _xml_model.ModelSerializer,
+    element: Any,
+    *,
+    context: Any,
+    sourcemap: Any,
+    loc: Any,
+    empty_as_string: bool,
+) -> Any:
+    # pydantic-xml reads an xsi:nil element, and an empty list wrapper, as if the element were
+    # absent: the field gets its default but does not count as set. A partial-update body saying
+    # "set this to null" (or "to no entries") would then read back as "leave this unchanged" and
+    # be re-sent without it. An element that is there is set, as a JSON null or [] is.
+    checks = _presence_checks(self)
+    present: set[str] = set()
+    if element is not None and checks:
+        snapshot = element.create_snapshot()  # looking must not consume what the reader reads next
+        for name, (path, search_mode, must_be_nil) in checks.items():
+            if must_be_nil:
+                sub_element = snapshot.pop_element(path[0], search_mode)
+                if sub_element is not None and is_element_nill(sub_element):
+                    present.add(name)
+            elif len(snapshot.find_sub_element(path, search_mode)) == len(path):
+                present.add(name)
+    model = _read_model_fields(
+        self, element, context=context, sourcemap=sourcemap, loc=loc, empty_as_string=empty_as_string
+    )
+    if model is not None and present:
+        model.__pydantic_fields_set__.update(present)
+    return model
+
+
+_xml_model.ModelSerializer.deserialize = _read_keeping_present_fields_set  # type: ignore[method-assign]
 
 
 # JSON carries amounts as numbers; a two-decimal amount survives a float's shortest repr exactly.

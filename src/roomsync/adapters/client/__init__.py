@@ -1,0 +1,57 @@
+"""The only way roomsync talks to the service (docs/client.md).
+
+    async with ServiceClient(settings, budget_store=store, token_store=store) as client:
+        listing = await client.get_listing(account_id, listing_id)
+
+Every request is budgeted against the property's daily quota before it is sent, authenticated
+with a persisted token (or a static key), retried only when that is safe, and measured through
+one hook. Errors: :mod:`roomsync.adapters.client.errors`.
+"""
+
+from roomsync.adapters.client.budget_view import (
+    BudgetView,
+    PriorityLine,
+    budget_view,
+    load_budget_view,
+    render_budget,
+)
+from roomsync.adapters.client.classify import Action, Verdict, classify
+from roomsync.adapters.client.config import ConnectionLimits, RetryPolicy, Timeouts
+from roomsync.adapters.client.errors import (
+    AmbiguousWrite,
+    AuthError,
+    FatalError,
+    NotFoundError,
+    QuotaExhausted,
+    RetriableError,
+    ServiceError,
+    UnexpectedResponse,
+)
+from roomsync.adapters.client.operations import ServiceClient
+from roomsync.adapters.client.records import RequestHook, RequestRecord, ignore_record
+
+__all__ = [
+    "Action",
+    "AmbiguousWrite",
+    "AuthError",
+    "BudgetView",
+    "ConnectionLimits",
+    "FatalError",
+    "NotFoundError",
+    "PriorityLine",
+    "QuotaExhausted",
+    "RequestHook",
+    "RequestRecord",
+    "RetriableError",
+    "RetryPolicy",
+    "ServiceClient",
+    "ServiceError",
+    "Timeouts",
+    "UnexpectedResponse",
+    "Verdict",
+    "budget_view",
+    "classify",
+    "ignore_record",
+    "load_budget_view",
+    "render_budget",
+]

@@ -1,0 +1,169 @@
+"""The client's side of the daily budget: ask before every request, listen to every answer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import UTC, date, datetime, time, timedelta
+
+from roomsync.adapters.client.errors import QuotaExhausted
+from roomsync.core.budget import BudgetSnapshot, Reserves
+from roomsync.core.catalog.types import Priority
+from roomsync.core.ports import BudgetStore
+
+__all__ = ["QuotaGate", "UsageHeaders", "next_utc_midnight"]
+
+Clock = Callable[[], datetime]
+
+# A reset header larger than this is a Unix time, not a number of seconds (some services send
+# the instant); 03-conventions says seconds, this keeps the other reading from meaning "31 years".
+_EPOCH_THRESHOLD = 1_000_000_000
+
+
+def next_utc_midnight(now: datetime) -> datetime:
+    """00:00 UTC after ``now``: when the quota resets if the server never said otherwise."""
+    today = now.astimezone(UTC).date()
+    return datetime.combine(today + timedelta(days=1), time(0), tzinfo=UTC)
+
+
+class UsageHeaders:
+    """Names of the usage-limit response headers (settings limit/remaining/reset_header)."""
+
+    def __init__(self, limit: str, remaining: str, reset: str) -> None:
+        self.limit = limit
+        self.remaining = remaining
+        self.reset = reset
+
+
+def _int_header(headers: Mapping[str, str], name: str) -> int | None:
+    value = headers.get(name)
+    if value is None:
+        return None
+    try:
+        return int(float(value.strip()))
+    except ValueError:
+        return None
+
+
+class QuotaGate:
+    """Spends the budget of one property through a :class:`BudgetStore` and tracks the reset.
+
+    ``quota`` is the configured daily quota; once the server states its own limit, the smaller of
+    the two is the budget (the operator may keep roomsync below the licence; the server is the
+    truth about the licence).
+    """
+
+    def __init__(
+        self,
+        store: BudgetStore,
+        property_id: str,
+        *,
+        quota: int,
+        reserves: Reserves,
+        headers: UsageHeaders,
+        clock: Clock,
+    ) -> None:
+        self._store = store
+        self._property_id = property_id
+        self._configured_quota = quota
+        self._server_quota: int | None = None
+        self._reserves = reserves
+        self._headers = headers
+        self._clock = clock
+        self._server_reset: datetime | None = None
+
+    @property
+    def property_id(self) -> str:
+        return self._property_id
+
+    @property
+    def reserves(self) -> Reserves:
+        return self._reserves
+
+    @property
+    def quota(self) -> int:
+        if self._server_quota is None:
+            return self._configured_quota
+        return min(self._configured_quota, self._server_quota)
+
+    def today(self) -> date:
+        return self._clock().astimezone(UTC).date()
+
+    def resets_at(self) -> datetime:
+        """When the quota resets: the server's reset header if it told us, else next 00:00 UTC."""
+        now = self._clock()
+        if self._server_reset is not None and self._server_reset > now:
+            return self._server_reset
+        return next_utc_midnight(now)
+
+    def snapshot(self) -> BudgetSnapshot:
+        return self._store.snapshot(self._property_id, self.today(), self.quota)
+
+    def refusal(self, priority: Priority, operation: str, *, cost: int = 1) -> QuotaExhausted:
+        """The error for a request of ``priority`` that the budget does not allow."""
+        snap = self.snapshot()
+        reserve = self._reserves.count(priority, self.quota)
+        resets_at = self.resets_at()
+        in_minutes = max(int((resets_at - self._clock()).total_seconds() // 60), 0)
+        why = f"{reserve} are kept for higher priorities" if reserve else "nothing is left"
+        return QuotaExhausted(
+            f"{operation}: daily quota refuses a {priority.name} request "
+            f"({cost} needed): {snap.remaining} of {self.quota} requests remain today and {why}; "
+            f"the quota resets at {resets_at.isoformat(timespec='seconds')} "
+            f"(in {in_minutes // 60} h {in_minutes % 60} min)",
+            operation=operation,
+            priority=priority,
+            remaining=snap.remaining,
+            reserve=reserve,
+            resets_at=resets_at,
+        )
+
+    def allows(self, priority: Priority, cost: int) -> bool:
+        """Whether ``cost`` requests at ``priority`` would be allowed now (spends nothing)."""
+        return self.snapshot().allows(priority, self._reserves, cost)
+
+    def spend(self, priority: Priority, operation: str) -> BudgetSnapshot:
+        """Count one request at ``priority`` or raise :class:`QuotaExhausted` (nothing is sent)."""
+        spent = self._store.try_spend(self._property_id, self.today(), priority, self.quota, self._reserves)
+        if spent is None:
+            raise self.refusal(priority, operation)
+        return spent
+
+    def server_exhausted(
+        self, priority: Priority, operation: str, wait: float, reason: str
+    ) -> QuotaExhausted:
+        """The error for a 429 whose ``Retry-After`` runs to the reset: the server's day is spent."""
+        resets_at = self._clock() + timedelta(seconds=wait)
+        self._server_reset = resets_at
+        self._store.observe_server(self._property_id, self.today(), self.quota, self.quota)
+        return QuotaExhausted(
+            f"{operation}: the service's daily quota is spent ({reason}); the quota resets at "
+            f"{resets_at.isoformat(timespec='seconds')}, so the client does not sleep until then",
+            operation=operation,
+            priority=priority,
+            remaining=0,
+            reserve=self._reserves.count(priority, self.quota),
+            resets_at=resets_at,
+            status=429,
+        )
+
+    def observe_headers(self, headers: Mapping[str, str]) -> None:
+        """Record the usage-limit headers of a response (other applications share the quota)."""
+        limit = _int_header(headers, self._headers.limit)
+        remaining = _int_header(headers, self._headers.remaining)
+        reset = _int_header(headers, self._headers.reset)
+        now = self._clock()
+        if reset is not None and reset >= 0:
+            if reset > _EPOCH_THRESHOLD:
+                self._server_reset = datetime.fromtimestamp(reset, tz=UTC)
+            else:
+                self._server_reset = now + timedelta(seconds=reset)
+        if limit is not None and limit > 0:
+            self._server_quota = limit
+        if limit is not None and limit > 0 and remaining is not None:
+            used = max(limit - remaining, 0)
+            self._store.observe_server(self._property_id, self.today(), self.quota, used)
+
+    def observe_usage(self, used_calls: int, daily_quota: int) -> None:
+        """Record the answer of ``GET /v1/Usage``."""
+        self._server_quota = daily_quota
+        self._store.observe_server(self._property_id, self.today(), self.quota, used_calls)

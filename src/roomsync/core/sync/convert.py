@@ -1,0 +1,99 @@
+"""Between the sync engine's plain values and the API models, at the edge of the engine.
+
+Why a separate module: the engine (calendar, diff, compile, apply, price detection) works on
+small frozen values and never imports the API models, so it stays fast and independent of the
+wire format. Only this module knows both, and the adapters call it just before sending and just
+after reading.
+
+Two details the conversion owns:
+
+* ``PUT Inventory`` bodies are sent "as set" (``core.api.channel.InventoryUpdate``): a
+  restriction field given as ``None`` is sent as ``null`` and unsets it, one not given is left
+  alone. An :class:`OperationPlan` that sets restrictions always sets all four, so all four are
+  given explicitly; the fields of groups it does not set are not given at all.
+* An ``Inventory`` day whose ``dailyPrice`` is not an integer (the channel's default price can
+  be a decimal) becomes ``price=None``: the operation's ``dailyPrice`` is an integer, so such a
+  day always differs from a desired price and is rewritten, never silently rounded into a match.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import date
+from typing import Any
+
+from roomsync.core.api.channel import Availability as ApiAvailability
+from roomsync.core.api.channel import Inventory, InventoryOperation, InventoryUpdate
+from roomsync.core.api.channel_manager import PriceForDateRange, PricesRequest
+from roomsync.core.api.channel_manager import RoomRateType as ApiRoomRateType
+from roomsync.core.sync.calendar import Availability, DayState
+from roomsync.core.sync.plans import InventoryRequestPlan, OperationPlan, PricePlan
+
+
+def operation_to_api(plan: OperationPlan) -> InventoryOperation:
+    fields: dict[str, Any] = {
+        "date_from": plan.date_from,
+        "date_to": plan.date_to,
+        "set_available": plan.available is not None,
+        "count_eligible": plan.count is not None,
+        "set_price": plan.price is not None,
+        "set_restrictions": plan.restrictions is not None,
+    }
+    if plan.available is not None:
+        fields["available"] = ApiAvailability(plan.available.value)
+    if plan.count is not None:
+        fields["count"] = plan.count
+    if plan.price is not None:
+        fields["daily_price"] = plan.price
+    if plan.restrictions is not None:
+        fields["min_nights"] = plan.restrictions.min_nights
+        fields["max_nights"] = plan.restrictions.max_nights
+        fields["closed_to_arrival"] = plan.restrictions.closed_to_arrival
+        fields["closed_to_departure"] = plan.restrictions.closed_to_departure
+    return InventoryOperation(**fields)
+
+
+def inventory_update(account_id: str, listing_id: str, request: InventoryRequestPlan) -> InventoryUpdate:
+    """The ``PUT Inventory`` body of one planned request of a listing."""
+    return InventoryUpdate(
+        account_id=account_id,
+        listing_id=listing_id,
+        operations=[operation_to_api(operation) for operation in request.operations],
+    )
+
+
+def day_from_inventory(entry: Inventory) -> DayState:
+    """One ``Inventory`` day as the engine's current state of that day."""
+    price = entry.daily_price
+    integral_price = int(price) if price is not None and price == price.to_integral_value() else None
+    count = entry.available_count
+    return DayState(
+        available=Availability(entry.availability.value),
+        count=count if count is not None and count >= 0 else None,
+        price=integral_price if integral_price is not None and integral_price >= 0 else None,
+        min_nights=entry.min_nights if entry.min_nights >= 1 else None,
+        max_nights=entry.max_nights if entry.max_nights >= 1 else None,
+        closed_to_arrival=entry.closed_to_arrival,
+        closed_to_departure=entry.closed_to_departure,
+    )
+
+
+def calendar_from_inventory(entries: Iterable[Inventory]) -> dict[date, DayState]:
+    """A listing's current calendar from the answer of ``POST Inventory``."""
+    return {entry.date: day_from_inventory(entry) for entry in entries}
+
+
+def prices_request(plan: PricePlan) -> PricesRequest:
+    """The ``POST /v1/ChannelManager/Prices`` body of a price plan (one request for all elements)."""
+    return PricesRequest(
+        prices_for_date_ranges=[
+            PriceForDateRange(
+                date_from=element.date_from,
+                date_to=element.date_to,
+                room_type_id=element.room_type_id,
+                room_rate_type=ApiRoomRateType(int(element.room_rate_type)),
+                price=element.price,
+            )
+            for element in plan.elements
+        ]
+    )
