@@ -47,7 +47,7 @@ XML_SAFE_CHARACTERS = st.characters(
 DEFAULT_MAX_STRING = 20
 """Longest string drawn for a string field without a documented maximum (keeps runs fast)."""
 
-LIST_MAX_SIZE = 3
+LIST_MAX_SIZE = 2
 """Longest list drawn when a list has no constraint (nested lists multiply quickly)."""
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1

@@ -119,6 +119,52 @@ class Settings(BaseSettings):
     webhook_require_signature: bool = Field(
         False, description="Refuse webhook deliveries that are not signed with webhook_secret."
     )
+    webhook_token: SecretStr | None = Field(
+        None,
+        description="Shared token every webhook delivery must carry in webhook_token_header; "
+        "unset: no token is asked for (never shown).",
+    )
+    webhook_token_header: str = Field(
+        "X-Webhook-Token", description="Header that carries webhook_token on webhook deliveries."
+    )
+    webhook_max_body_bytes: int = Field(
+        1_048_576, ge=1024, description="Largest webhook body accepted; a larger one is refused with 413."
+    )
+    availability_view_max_age_seconds: float = Field(
+        60.0, ge=0,
+        description="Age after which the availability view of a night is re-read from the PMS (one "
+        "request at guest priority) before a guest check is answered; 0 reads every time.",
+    )
+    checkout_read_timeout_seconds: float = Field(
+        1.5, gt=0, le=2.5,
+        description="Longest wait for that PMS read while a guest waits (the channel gives 3 s); "
+        "past it the check is answered from the view as it is.",
+    )
+    webhook_retry_base_seconds: float = Field(
+        5.0, gt=0, description="First wait before a webhook event whose processing failed is tried again."
+    )
+    webhook_retry_max_seconds: float = Field(
+        900.0, gt=0, description="Longest wait between two tries of a failing webhook event."
+    )
+    webhook_max_attempts: int = Field(
+        30, ge=1, description="Tries of a webhook event before it is left failed for a person to look at."
+    )
+    webhook_claim_timeout_seconds: float = Field(
+        300.0, ge=0,
+        description="A webhook event claimed longer ago than this by a worker that did not finish is "
+        "taken over by another worker (the first one died).",
+    )
+    webhook_hold_expiry_seconds: float = Field(
+        86_400.0, gt=0,
+        description="A room held for a MakeReservation that no reservation confirmation followed is "
+        "released after this many seconds.",
+    )
+    channel_booking_agency_id: int | None = Field(
+        None, description="PMS booking agency of the rental channel, set on the reservations it creates."
+    )
+    payout_payment_method_id: int = Field(
+        1, ge=1, description="PMS payment method of the payments recorded for channel payouts."
+    )
     admin_token: SecretStr | None = Field(
         None, description="Bearer token of the admin API; unset turns the admin API off (never shown)."
     )

@@ -138,14 +138,16 @@ class Emu:
         return response.json()
 
     def calendar(self, listing_id: str, first: str, last: str) -> list[dict[str, Any]]:
-        days: list[dict[str, Any]] = self.ctl("GET", f"/channel/calendar/{listing_id}?from={first}&to={last}")[
-            "days"
-        ]
+        days: list[dict[str, Any]] = self.ctl(
+            "GET", f"/channel/calendar/{listing_id}?from={first}&to={last}"
+        )["days"]
         return days
 
     def inventory(self, account: str, listing: str, first: str, last: str) -> list[dict[str, Any]]:
         found: list[dict[str, Any]] = self.ok(
-            "POST", f"{RC}/Inventory", {"accountId": account, "listingId": listing, "dateFrom": first, "dateTo": last}
+            "POST",
+            f"{RC}/Inventory",
+            {"accountId": account, "listingId": listing, "dateFrom": first, "dateTo": last},
         )
         return found
 
@@ -154,7 +156,9 @@ class Emu:
         return counts.get(f"{method} {template}", 0)
 
     def wait_webhooks(self, state: str = "settled", count: int = 1, timeout: float = 5.0) -> dict[str, Any]:
-        result: dict[str, Any] = self.ctl("POST", "/webhooks/wait", {"state": state, "count": count, "timeout": timeout})
+        result: dict[str, Any] = self.ctl(
+            "POST", "/webhooks/wait", {"state": state, "count": count, "timeout": timeout}
+        )
         assert result["done"], result
         return result
 
@@ -167,11 +171,16 @@ class Emu:
 def reset(emu: Emu) -> None:
     """The frozen demo property of FIXED_NOW, no faults, no receiver, default quota and credentials."""
     emu.ctl("POST", "/clock", {"now": FIXED_NOW.isoformat(), "frozen": True})
-    emu.ctl("POST", "/auth", {**{k: v for k, v in CREDENTIALS.items() if k != "grant_type"}, "staticKeyMode": False})
+    emu.ctl(
+        "POST",
+        "/auth",
+        {**{k: v for k, v in CREDENTIALS.items() if k != "grant_type"}, "staticKeyMode": False},
+    )
     emu.ctl("POST", "/reset", {"scenario": "demo", "seed": 7})
     emu.ctl("POST", "/quota", {"dailyQuota": 1500, "freeLicence": False})
     emu.ctl("POST", "/webhooks/receiver", {"url": None})
     emu.ctl("POST", "/webhooks/settings", {"duplicate": False, "reorder": False, "retryScale": 0.0001})
+    emu.ctl("POST", "/channel-manager/settings", {"processingDelaySeconds": 0.2})
     emu._token = None
 
 
@@ -195,7 +204,9 @@ class Receiver:
         body = await request.body()
         with self.lock:
             self.received.append(Received(dict(request.headers), body))
-            status, payload = self.answers.pop(0) if self.answers else (200, {"succeed": True, "failure_code": None})
+            status, payload = (
+                self.answers.pop(0) if self.answers else (200, {"succeed": True, "failure_code": None})
+            )
         if isinstance(payload, bytes):
             return Response(payload, status)
         return JSONResponse(payload, status)

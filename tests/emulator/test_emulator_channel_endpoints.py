@@ -104,7 +104,9 @@ def test_availability_rules_read_and_change(emu: Emu, fmt: str) -> None:
         "minNightsForCheckIn": [{"dayOfWeek": 5, "minNights": 3}],
     }
     items = {"checkInDays": "Day", "minNightsForCheckIn": "Day"}
-    assert read(emu, "PUT", f"{RC}/AvailabilityRules", fmt, body, root="AvailabilityRules", items=items) is None
+    assert (
+        read(emu, "PUT", f"{RC}/AvailabilityRules", fmt, body, root="AvailabilityRules", items=items) is None
+    )
     rules = read(emu, "GET", f"{RC}/AvailabilityRules/{HOST_A}/{STUDIO}", fmt)
     if fmt == "json":
         assert (rules["minHoursAhead"], rules["maxDaysNotice"], rules["checkInDays"]) == (48, 180, [5, 6])
@@ -127,7 +129,9 @@ def test_inventory_read_and_update(emu: Emu, fmt: str) -> None:
             {"dateFrom": day(5), "dateTo": day(5), "countEligible": True, "count": 2},
         ],
     }
-    changed = read(emu, "PUT", f"{RC}/Inventory", fmt, update, root="Inventory", items={"operations": "Operation"})
+    changed = read(
+        emu, "PUT", f"{RC}/Inventory", fmt, update, root="Inventory", items={"operations": "Operation"}
+    )
     days = read(emu, "POST", f"{RC}/Inventory", fmt, query, root="Inventory")
     if fmt == "json":
         assert changed == {"updatedDays": 3}
@@ -169,9 +173,13 @@ def test_pricing_settings_read_and_change(emu: Emu, fmt: str) -> None:
 @FORMATS
 def test_rule_sets_create_list_update_delete(emu: Emu, fmt: str) -> None:
     created = read(
-        emu, "POST", f"{RC}/RuleSet", fmt,
+        emu,
+        "POST",
+        f"{RC}/RuleSet",
+        fmt,
         {"accountId": HOST_A, "title": "Summer", "minNights": 3, "pricingRules": []},
-        root="RuleSet", items={"pricingRules": "PricingRule"},
+        root="RuleSet",
+        items={"pricingRules": "PricingRule"},
     )
     rule_set_id = created["id"] if fmt == "json" else text(created, "Id")
     assert rule_set_id
@@ -190,7 +198,13 @@ def test_rule_sets_create_list_update_delete(emu: Emu, fmt: str) -> None:
 @FORMATS
 def test_rule_set_timeline_apply_read_remove(emu: Emu, fmt: str) -> None:
     rule_set = emu.ok("POST", f"{RC}/RuleSet", {"accountId": HOST_A, "title": "Weekends"})
-    apply = {"accountId": HOST_A, "listingId": STUDIO, "ruleSetId": rule_set["id"], "dateFrom": day(10), "dateTo": day(20)}
+    apply = {
+        "accountId": HOST_A,
+        "listingId": STUDIO,
+        "ruleSetId": rule_set["id"],
+        "dateFrom": day(10),
+        "dateTo": day(20),
+    }
     assert read(emu, "POST", f"{RC}/RuleSetTimeline", fmt, apply, root="RuleSetTimeline") is None
     remove = {"accountId": HOST_A, "listingId": STUDIO, "dateFrom": day(14), "dateTo": day(15)}
     assert read(emu, "PUT", f"{RC}/RuleSetTimeline", fmt, remove, root="RuleSetTimeline") is None
@@ -233,7 +247,8 @@ def test_channel_names_and_connected_channels(emu: Emu, fmt: str) -> None:
         assert first is not None and (first.get("id"), first.text) == ("1", "BookingCom")
         channel = channels.find("Channel")
         assert channel is not None and channel.get("isReservationsOnly") == "0"
-        assert channel.find("Parameters/Parameter").get("name") == "has_derived_pricing"  # type: ignore[union-attr]
+        parameter = channel.find("Parameters/Parameter")
+        assert parameter is not None and parameter.get("name") == "has_derived_pricing"
 
 
 @FORMATS
@@ -250,13 +265,18 @@ def test_push_prices_answers_the_channel_response(emu: Emu, fmt: str) -> None:
     else:
         xml = (
             "<Request><PricesForDateRanges>"
-            f'<PriceForDateRange dateFrom="{day(1)}" dateTo="{day(10)}" roomTypeId="1" roomRateType="1" price="120.50"/>'
+            f'<PriceForDateRange dateFrom="{day(1)}" dateTo="{day(10)}" roomTypeId="1" '
+            'roomRateType="1" price="120.50"/>'
             "</PricesForDateRanges></Request>"
         )
         response = emu.client.post(
             "/v1/ChannelManager/Prices",
             content=xml,
-            headers={"Content-Type": "text/xml", "Accept": "application/xml", "Authorization": f"Bearer {emu.token()}"},
+            headers={
+                "Content-Type": "text/xml",
+                "Accept": "application/xml",
+                "Authorization": f"Bearer {emu.token()}",
+            },
         )
         assert response.status_code == 200, response.text
         assert text(xml_of(response), "Result") == "1"

@@ -9,11 +9,15 @@ from emulator_http import CORNER, DOUBLES, HOST_A, HOST_B, RC, STUDIO, SUITES, E
 
 
 def put_listing(emu: Emu, listing_id: str, account: str, action: str, **fields: Any) -> Any:
-    return emu.call("PUT", f"{RC}/Listing", {"accountId": account, "listingId": listing_id, "action": action, **fields})
+    return emu.call(
+        "PUT", f"{RC}/Listing", {"accountId": account, "listingId": listing_id, "action": action, **fields}
+    )
 
 
 def test_connect_publishes_the_listing_as_approved(emu: Emu) -> None:
-    answer = put_listing(emu, SUITES, HOST_B, "connect", totalInventoryCount=3, propertyExternalId="demo-hotel")
+    answer = put_listing(
+        emu, SUITES, HOST_B, "connect", totalInventoryCount=3, propertyExternalId="demo-hotel"
+    )
     assert answer.status_code == 200
     listing = answer.json()
     assert listing["approvalStatus"] == {"statusCategory": "approved", "notes": ""}
@@ -34,7 +38,9 @@ def test_a_publish_blocked_on_the_host_side_succeeds_once_the_host_fixes_the_lis
     failed = put_listing(emu, CORNER, HOST_B, "connect").json()
     assert "permitOrTaxId" in failed["approvalStatus"]["notes"]
     emu.ctl("POST", "/host/edit-listing", {"listingId": CORNER, "permitOrTaxId": "00000123K0001"})
-    assert put_listing(emu, CORNER, HOST_B, "connect").json()["approvalStatus"]["statusCategory"] == "approved"
+    assert (
+        put_listing(emu, CORNER, HOST_B, "connect").json()["approvalStatus"]["statusCategory"] == "approved"
+    )
 
 
 def test_in_the_rare_case_connect_stays_ready_for_review(emu: Emu) -> None:
@@ -57,13 +63,26 @@ def test_disconnect_stops_management_and_refuses_calendar_writes(emu: Emu) -> No
     assert write.status_code == 409
     assert write.json()["error"]["field"] == "listingId"
     # Reading stays possible, and connecting again brings it back.
-    assert emu.call("POST", f"{RC}/Inventory", {"accountId": HOST_A, "listingId": STUDIO, "dateFrom": day(1), "dateTo": day(1)}).status_code == 200
+    assert (
+        emu.call(
+            "POST",
+            f"{RC}/Inventory",
+            {"accountId": HOST_A, "listingId": STUDIO, "dateFrom": day(1), "dateTo": day(1)},
+        ).status_code
+        == 200
+    )
     assert put_listing(emu, STUDIO, HOST_A, "connect").json()["connected"] == "Full"
 
 
 def test_update_changes_count_property_and_has_availability(emu: Emu) -> None:
     listing = put_listing(
-        emu, DOUBLES, HOST_A, "update", totalInventoryCount=6, propertyExternalId="annex", hasAvailability=False
+        emu,
+        DOUBLES,
+        HOST_A,
+        "update",
+        totalInventoryCount=6,
+        propertyExternalId="annex",
+        hasAvailability=False,
     ).json()
     assert (listing["totalInventoryCount"], listing["propertyExternalId"], listing["hasAvailability"]) == (
         6,
@@ -89,11 +108,15 @@ def test_has_availability_cannot_go_false_before_the_first_publish(emu: Emu) -> 
     refused = put_listing(emu, SUITES, HOST_B, "update", hasAvailability=False)
     assert refused.status_code == 409
     assert refused.json()["error"]["field"] == "hasAvailability"
-    also_on_connect = put_listing(emu, SUITES, HOST_B, "connect", totalInventoryCount=3, hasAvailability=False)
+    also_on_connect = put_listing(
+        emu, SUITES, HOST_B, "connect", totalInventoryCount=3, hasAvailability=False
+    )
     assert also_on_connect.status_code == 409
     # After the first publish it is allowed.
     put_listing(emu, SUITES, HOST_B, "connect", totalInventoryCount=3)
-    assert put_listing(emu, SUITES, HOST_B, "update", hasAvailability=False).json()["hasAvailability"] is False
+    assert (
+        put_listing(emu, SUITES, HOST_B, "update", hasAvailability=False).json()["hasAvailability"] is False
+    )
 
 
 def test_an_unknown_action_is_a_400_naming_action(emu: Emu) -> None:
@@ -117,7 +140,9 @@ def test_an_unknown_action_is_a_400_naming_action(emu: Emu) -> None:
     ],
 )
 def test_availability_rules_outside_the_allowed_values_are_refused(emu: Emu, field: str, value: Any) -> None:
-    response = emu.call("PUT", f"{RC}/AvailabilityRules", {"accountId": HOST_A, "listingId": STUDIO, field: value})
+    response = emu.call(
+        "PUT", f"{RC}/AvailabilityRules", {"accountId": HOST_A, "listingId": STUDIO, field: value}
+    )
     assert response.status_code == 400
     assert response.json()["error"]["field"].split(".")[0] == field
     rules = emu.ok("GET", f"{RC}/AvailabilityRules/{HOST_A}/{STUDIO}")
@@ -126,8 +151,15 @@ def test_availability_rules_outside_the_allowed_values_are_refused(emu: Emu, fie
 
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("minHoursAhead", 24), ("minHoursAhead", 168), ("maxDaysNotice", 330), ("maxDaysNotice", 365),
-     ("maxDaysNotice", 0), ("preparationTime", 2), ("allowRequestToBook", 1)],
+    [
+        ("minHoursAhead", 24),
+        ("minHoursAhead", 168),
+        ("maxDaysNotice", 330),
+        ("maxDaysNotice", 365),
+        ("maxDaysNotice", 0),
+        ("preparationTime", 2),
+        ("allowRequestToBook", 1),
+    ],
 )
 def test_availability_rules_at_the_allowed_values_are_taken(emu: Emu, field: str, value: int) -> None:
     emu.ok("PUT", f"{RC}/AvailabilityRules", {"accountId": HOST_A, "listingId": STUDIO, field: value})

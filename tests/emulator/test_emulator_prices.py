@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -11,7 +12,13 @@ PRICES = "/v1/ChannelManager/Prices"
 
 
 def element(first: int, last: int, room_type: int = 1, rate: int = 1, price: float = 120.0) -> dict[str, Any]:
-    return {"dateFrom": day(first), "dateTo": day(last), "roomTypeId": room_type, "roomRateType": rate, "price": price}
+    return {
+        "dateFrom": day(first),
+        "dateTo": day(last),
+        "roomTypeId": room_type,
+        "roomRateType": rate,
+        "price": price,
+    }
 
 
 def push(emu: Emu, *elements: dict[str, Any]) -> Any:
@@ -19,7 +26,7 @@ def push(emu: Emu, *elements: dict[str, Any]) -> Any:
 
 
 @pytest.fixture
-def slow_queue(emu: Emu) -> Emu:
+def slow_queue(emu: Emu) -> Iterator[Emu]:
     """The queue holds batches until processed through the control surface."""
     emu.ctl("POST", "/channel-manager/settings", {"processingDelaySeconds": 600})
     yield emu

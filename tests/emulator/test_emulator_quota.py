@@ -15,7 +15,11 @@ def test_every_api_response_carries_the_usage_headers(emu: Emu) -> None:
     missing = emu.call("GET", f"{RC}/Account/424242")
     for response in (token, unauthorized, listed, missing):
         assert all(name in response.headers for name in USAGE_HEADERS), response.headers
-    assert [int(r.headers["x-ratelimit-remaining"]) for r in (token, unauthorized, listed)] == [1499, 1498, 1497]
+    assert [int(r.headers["x-ratelimit-remaining"]) for r in (token, unauthorized, listed)] == [
+        1499,
+        1498,
+        1497,
+    ]
     assert listed.headers["x-ratelimit-limit"] == "1500"
     # 09:00 UTC: fifteen hours to midnight.
     assert int(listed.headers["x-ratelimit-reset"]) == 15 * 3600

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import httpx
 import pytest
-from emulator_http import CREDENTIALS, RC, STUDIO, HOST_A, TODAY, Emu, day, text, xml_of
+from emulator_http import CREDENTIALS, HOST_A, RC, STUDIO, TODAY, Emu, day, text, xml_of
 
 from roomsync.core.catalog import OPERATIONS
 from roomsync.emulator.app import create_app, load_handlers
@@ -121,7 +121,10 @@ def test_a_body_of_an_unreadable_type_gets_415(emu: Emu) -> None:
     response = emu.client.post(
         f"{RC}/Inventory",
         content=b"accountId=2001",
-        headers={"Content-Type": "application/x-www-form-urlencoded", "Authorization": f"Bearer {emu.token()}"},
+        headers={
+            "Content-Type": "application/x-www-form-urlencoded",
+            "Authorization": f"Bearer {emu.token()}",
+        },
     )
     assert response.status_code == 415
     assert response.json()["error"]["code"] == "UNSUPPORTED_MEDIA_TYPE"

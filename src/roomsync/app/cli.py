@@ -8,6 +8,7 @@ from pydantic import SecretStr
 from roomsync import __version__
 from roomsync.app.cli_support import settings_or_exit
 from roomsync.app.commands import db
+from roomsync.app.commands.emulator import emulator
 
 app = typer.Typer(
     name="roomsync",
@@ -17,6 +18,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(db.app, name="db")
+app.command("emulator")(emulator)
 
 
 @app.command()

@@ -148,5 +148,6 @@ class EmulatorState:
         self.quota.set_used(0)
         self.quota.free_licence = False
         self.faults.clear()
+        self.webhooks.delay_seconds = 0.0
         self.webhooks.clear()
         self.log.clear()

@@ -6,12 +6,14 @@ budget in the real store (SQLite in the test's tmp_path). Nothing here builds AP
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import httpx
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from roomsync.adapters.client import RetryPolicy
 from roomsync.core.codec import PayloadFormat
@@ -96,3 +98,39 @@ class Control:
 
     def close(self) -> None:
         self.http.close()
+
+
+class SlowAnswers:
+    """ASGI wrapper around the emulator: the answer to an armed request leaves late.
+
+    The emulator's own ``latency_ms`` waits *before* it reads the request, so a client that gives
+    up in the meantime aborts the request and nothing is created. A real service that is slow
+    after doing the work (the case a timed-out create must survive) is this: the emulator handles
+    the request at once and its answer is held back for ``seconds``, longer than the client waits.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self._armed: dict[tuple[str, str], float] = {}
+
+    def arm(self, method: str, path: str, seconds: float) -> None:
+        """Hold back the answer of the next ``method path`` request by ``seconds``."""
+        self._armed[(method, path)] = seconds
+
+    def clear(self) -> None:
+        self._armed.clear()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        delay = None
+        if scope["type"] == "http":
+            delay = self._armed.pop((scope["method"], scope["path"]), None)
+        if delay is None:
+            await self.app(scope, receive, send)
+            return
+
+        async def late_send(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                await asyncio.sleep(delay)  # the slow service, not a test synchronisation
+            await send(message)
+
+        await self.app(scope, receive, late_send)

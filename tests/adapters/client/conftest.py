@@ -4,11 +4,12 @@ the real store on a SQLite file in the test's tmp_path, and a factory of clients
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
 import pytest
-from client_harness import FAST_RETRIES, FIXED_NOW, Control, settings_for
+from client_harness import FAST_RETRIES, FIXED_NOW, Control, SlowAnswers, settings_for
 
 from roomsync.adapters.client import RequestHook, RetryPolicy, ServiceClient, Timeouts, ignore_record
 from roomsync.adapters.store import Store, open_store
@@ -27,15 +28,31 @@ class ClientFactory(Protocol):
         timeouts: Timeouts | None = None,
         on_request: RequestHook = ...,
         sleep: Callable[[float], Awaitable[None]] | None = None,
+        clock: Callable[[], datetime] | None = None,
         **settings: Any,
     ) -> ServiceClient: ...
 
 
 @pytest.fixture(scope="session")
-def emulator_url() -> Iterator[str]:
+def emulator_session() -> Iterator[tuple[str, SlowAnswers]]:
     state = build_state("demo", 7, clock=EmulatorClock(FIXED_NOW, frozen=True))
-    with serve_in_thread(create_app(state)) as base_url:
-        yield base_url
+    slow = SlowAnswers(create_app(state))
+    with serve_in_thread(slow) as base_url:
+        yield base_url, slow
+
+
+@pytest.fixture(scope="session")
+def emulator_url(emulator_session: tuple[str, SlowAnswers]) -> str:
+    return emulator_session[0]
+
+
+@pytest.fixture
+def slow_answers(emulator_session: tuple[str, SlowAnswers]) -> Iterator[SlowAnswers]:
+    """Holds back chosen answers after the emulator made them (nothing is held back by default)."""
+    slow = emulator_session[1]
+    slow.clear()
+    yield slow
+    slow.clear()
 
 
 @pytest.fixture
@@ -69,9 +86,14 @@ async def make_client(
         timeouts: Timeouts | None = None,
         on_request: RequestHook = ignore_record,
         sleep: Callable[[float], Awaitable[None]] | None = None,
+        clock: Callable[[], datetime] | None = None,
         **settings: Any,
     ) -> ServiceClient:
-        extra: dict[str, Any] = {} if sleep is None else {"sleep": sleep}
+        extra: dict[str, Any] = {}
+        if sleep is not None:
+            extra["sleep"] = sleep
+        if clock is not None:
+            extra["clock"] = clock
         client = ServiceClient(
             settings_for(emulator_url, tmp_path, fmt, **settings),
             budget_store=store.budget,

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 
 import pytest
-from client_harness import TOKEN_PATH, Control
-from conftest import ClientFactory
+from client_harness import FIXED_NOW, TOKEN_PATH, Control
 
+from conftest import ClientFactory
 from roomsync.adapters.client import AuthError
 from roomsync.adapters.store import Store
 
@@ -27,7 +28,9 @@ async def test_the_token_is_reused_across_restarts(make_client: ClientFactory, c
     assert restarted.requests_sent.by_operation["request_token"] == 0
 
 
-async def test_an_expired_token_is_renewed_once(make_client: ClientFactory, control: Control, store: Store) -> None:
+async def test_an_expired_token_is_renewed_once(
+    make_client: ClientFactory, control: Control, store: Store
+) -> None:
     client = make_client()
     await client.list_accounts()
     first_token = store.tokens.load_token(client.property_id)
@@ -42,6 +45,24 @@ async def test_an_expired_token_is_renewed_once(make_client: ClientFactory, cont
     renewed = store.tokens.load_token(client.property_id)
     assert first_token is not None and renewed is not None
     assert renewed.access_token != first_token.access_token
+
+
+async def test_a_token_about_to_expire_is_renewed_before_use(
+    make_client: ClientFactory, control: Control
+) -> None:
+    now = [FIXED_NOW]
+    client = make_client(clock=lambda: now[0])  # the client's clock, kept with the emulator's
+    await client.list_accounts()
+    await client.list_accounts()
+    assert control.count(TOKEN_PATH) == 1
+
+    step = timedelta(hours=23, minutes=58)  # 86,399 s minus the client's safety margin is less
+    now[0] += step
+    control.advance(seconds=step.total_seconds())
+    assert await client.list_accounts()
+
+    assert control.count(TOKEN_PATH) == 2  # renewed up front ...
+    assert f"{ACCOUNTS} 401" not in control.log()["byStatus"]  # ... so no request was refused
 
 
 async def test_a_second_401_is_an_auth_error(make_client: ClientFactory, control: Control) -> None:

@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from client_harness import FIXED_NOW, TOKEN_PATH, Control
-from conftest import ClientFactory
 from rich.console import Console
 
+from conftest import ClientFactory
 from roomsync.adapters.client import QuotaExhausted, ServiceClient, budget_view, render_budget
 from roomsync.core.catalog import Priority
 
@@ -53,7 +53,9 @@ async def test_low_priorities_are_refused_first_and_nothing_passes_the_quota(
     assert snapshot.refused_by_priority == {p: 1 for p in Priority}
 
 
-async def test_other_applications_use_of_the_quota_is_counted(make_client: ClientFactory, control: Control) -> None:
+async def test_other_applications_use_of_the_quota_is_counted(
+    make_client: ClientFactory, control: Control
+) -> None:
     control.quota(usedCalls=1490)  # someone else's sync ran today
     client = make_client()
     with pytest.raises(QuotaExhausted) as refused:
@@ -110,7 +112,10 @@ async def test_the_budget_view_shows_each_priority(make_client: ClientFactory, c
     view = budget_view(client.budget(), client.gate.reserves, resets_at=client.gate.resets_at())
     lines = {line.priority: line for line in view.lines}
     assert {p: lines[p].used for p in Priority} == {
-        Priority.GUEST: 2, Priority.AVAILABILITY: 0, Priority.PRICES: 1, Priority.RECONCILE: 1
+        Priority.GUEST: 2,
+        Priority.AVAILABILITY: 0,
+        Priority.PRICES: 1,
+        Priority.RECONCILE: 1,
     }
     assert (view.used, view.remaining) == (4, quota - 4)
     assert {p: lines[p].reserved for p in Priority} == {p: math.ceil(s * quota) for p, s in SHARES.items()}

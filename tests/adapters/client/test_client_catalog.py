@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from catalog_sweep import STEPS
 from client_harness import FIXED_NOW, Control
-from conftest import ClientFactory
 from pydantic_xml import RootXmlModel
 
+from conftest import ClientFactory
 from roomsync.adapters.client import FatalError, NotFoundError, ServiceClient
 from roomsync.core.catalog import OPERATIONS, Operation, by_name
 
@@ -36,7 +36,8 @@ def test_every_operation_has_a_typed_method(op: Operation) -> None:
     assert method is not None, f"ServiceClient has no method {op.name}"
     signature = inspect.signature(method)
     positional = [
-        p.name for p in signature.parameters.values()
+        p.name
+        for p in signature.parameters.values()
         if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and p.name != "self"
     ]
     expected = [snake(p) for p in op.path_params] + (["body"] if op.request is not None else [])
@@ -66,7 +67,9 @@ def assert_answer_matches(op: Operation, result: Any) -> None:
 
 
 @pytest.mark.parametrize("fmt", ["json", "xml"])
-async def test_every_operation_against_the_emulator(fmt: str, make_client: ClientFactory, control: Control) -> None:
+async def test_every_operation_against_the_emulator(
+    fmt: str, make_client: ClientFactory, control: Control
+) -> None:
     client = make_client(fmt)
     ctx: dict[str, Any] = {"today": FIXED_NOW.date(), "reference": f"SWEEP-{fmt.upper()}-1"}
     refused: dict[str, int] = {}

@@ -86,7 +86,10 @@ def test_429_without_retry_after_uses_the_backoff() -> None:
 def test_429_until_the_reset_is_a_spent_day_not_a_nap() -> None:
     seconds_to_reset = (RESET - NOW).total_seconds()
     verdict = classify(
-        answer(429, **{"Retry-After": str(int(seconds_to_reset))}), now=NOW, resets_at=RESET, max_wait=MAX_WAIT
+        answer(429, **{"Retry-After": str(int(seconds_to_reset))}),
+        now=NOW,
+        resets_at=RESET,
+        max_wait=MAX_WAIT,
     )
     assert verdict.action is Action.QUOTA
     assert "quota resets" in verdict.reason

@@ -14,9 +14,9 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from client_harness import FAST_RETRIES, FIXED_NOW, Control
-from conftest import ClientFactory
+from client_harness import FAST_RETRIES, FIXED_NOW, Control, SlowAnswers
 
+from conftest import ClientFactory
 from roomsync.adapters.client import (
     AmbiguousWrite,
     NotFoundError,
@@ -72,6 +72,12 @@ def new_reservation(code: str, room_type_id: int) -> reservations.ReservationCre
     )
 
 
+async def a_room_type(client: ServiceClient) -> int:
+    room_type = (await client.list_rooms())[0].room_type
+    assert room_type is not None
+    return room_type.id
+
+
 async def reservations_with_code(client: ServiceClient, code: str) -> list[int]:
     found = await client.filter_reservations(
         reservations.ReservationFilterRequest.model_validate(
@@ -115,8 +121,12 @@ async def test_an_inventory_update_converges_under_half_failing_requests(
                 "account_id": ACCOUNT,
                 "listing_id": STUDIO,
                 "operations": [
-                    {"date_from": TODAY + timedelta(days=first), "date_to": TODAY + timedelta(days=last),
-                     "set_price": True, "daily_price": price}
+                    {
+                        "date_from": TODAY + timedelta(days=first),
+                        "date_to": TODAY + timedelta(days=last),
+                        "set_price": True,
+                        "daily_price": price,
+                    }
                 ],
             }
         )
@@ -127,8 +137,9 @@ async def test_an_inventory_update_converges_under_half_failing_requests(
     sent = statuses(control, INVENTORY)
     assert sent[200] == 3 and sent[503] >= 2
     assert client.requests_sent.by_operation["update_inventory"] == sum(sent.values())
-    calendar = control.call("GET", f"/channel/calendar/{STUDIO}?from={TODAY + timedelta(days=10)}"
-                                   f"&to={TODAY + timedelta(days=24)}")["days"]
+    calendar = control.call(
+        "GET", f"/channel/calendar/{STUDIO}?from={TODAY + timedelta(days=10)}&to={TODAY + timedelta(days=24)}"
+    )["days"]
     expected: dict[date, int] = {}
     for (first, last), price in prices.items():  # later operations win
         for offset in range(first, last + 1):
@@ -150,7 +161,9 @@ async def test_dropped_connections_are_survived_and_every_attempt_is_measured(
     assert rooms
     assert statuses(control, ROOMS) == {0: 2, 200: 1}  # the emulator logs a hang-up as status 0
     assert [(r.attempt, r.status, r.outcome) for r in records] == [
-        (1, None, "maybe_sent"), (2, None, "maybe_sent"), (3, 200, "ok")
+        (1, None, "maybe_sent"),
+        (2, None, "maybe_sent"),
+        (3, 200, "ok"),
     ]
     assert {(r.operation, r.path, r.method, r.priority.name) for r in records} == {
         ("list_rooms", "/v1/Rooms", "GET", "RECONCILE")
@@ -160,35 +173,58 @@ async def test_dropped_connections_are_survived_and_every_attempt_is_measured(
 
 @pytest.mark.parametrize("fmt", ["json", "xml"])
 async def test_a_timed_out_reservation_create_is_found_not_duplicated(
-    fmt: str, make_client: ClientFactory, control: Control
+    fmt: str, make_client: ClientFactory, control: Control, slow_answers: SlowAnswers
 ) -> None:
-    def clear_latency_after_the_timeout(record: RequestRecord) -> None:
-        if record.operation == "create_reservation" and record.status is None:
-            control.call("DELETE", "/faults")  # the lookup that follows is not slowed down
+    settled: list[float] = []
 
-    async def settle(seconds: float) -> None:  # the create is still running on the server
+    async def settle(seconds: float) -> None:  # the client lets a timed-out create finish first
+        settled.append(seconds)
         await until(lambda: control.count(CREATE_RESERVATION) == 1)
 
-    client = make_client(
-        fmt, timeouts=Timeouts(read=0.5), on_request=clear_latency_after_the_timeout, sleep=settle
-    )
-    room_type_id = (await client.list_rooms())[0].room_type.id
+    client = make_client(fmt, timeouts=Timeouts(read=0.5), sleep=settle)
+    room_type_id = await a_room_type(client)
     code = f"TIMEOUT-{fmt}-7"
-    control.faults(latencyMs=1500)  # longer than the client waits for an answer
+    slow_answers.arm("POST", "/v1/Reservation", 2.0)  # created at once, answered after the client gave up
 
     created = await client.create_reservation(new_reservation(code, room_type_id))
 
+    assert settled, "the client waited before looking"
     assert control.count(CREATE_RESERVATION) == 1  # never resent
     assert client.requests_sent.by_operation["create_reservation"] == 1
     assert client.requests_sent.by_operation["filter_reservations"] == 1  # the lookup
     assert await reservations_with_code(client, code) == [created.id]
 
 
+async def test_a_create_the_slow_service_never_read_is_sent_again_once(
+    make_client: ClientFactory, control: Control
+) -> None:
+    """The emulator's latency comes before it reads the body: a client that gives up aborts it."""
+
+    def clear_latency_after_the_timeout(record: RequestRecord) -> None:
+        if record.operation == "create_reservation" and record.status is None:
+            control.call("DELETE", "/faults")
+
+    async def settle(seconds: float) -> None:  # until the emulator has given up on the request
+        await until(lambda: control.count(CREATE_RESERVATION) == 1)
+
+    client = make_client(
+        timeouts=Timeouts(read=0.5), on_request=clear_latency_after_the_timeout, sleep=settle
+    )
+    room_type_id = await a_room_type(client)
+    control.faults(latencyMs=1500)
+
+    created = await client.create_reservation(new_reservation("ABORTED-1", room_type_id))
+
+    assert control.count(CREATE_RESERVATION) == 2
+    assert client.requests_sent.by_operation["filter_reservations"] == 1
+    assert await reservations_with_code(client, "ABORTED-1") == [created.id]
+
+
 async def test_a_dropped_create_that_never_arrived_is_sent_again_once(
     make_client: ClientFactory, control: Control
 ) -> None:
     client = make_client()
-    room_type_id = (await client.list_rooms())[0].room_type.id
+    room_type_id = await a_room_type(client)
     control.faults(dropNext=1)  # the emulator hangs up before creating anything
 
     created = await client.create_reservation(new_reservation("DROPPED-1", room_type_id))
@@ -198,13 +234,19 @@ async def test_a_dropped_create_that_never_arrived_is_sent_again_once(
     assert await reservations_with_code(client, "DROPPED-1") == [created.id]
 
 
-async def test_a_create_without_a_lookup_is_an_ambiguous_write(make_client: ClientFactory, control: Control) -> None:
+async def test_a_create_without_a_lookup_is_an_ambiguous_write(
+    make_client: ClientFactory, control: Control
+) -> None:
     client = make_client()
     await client.list_accounts()
     control.faults(dropNext=1)
     charge = extra_charges.PosChargeRequest.model_validate(
-        {"items": [{"name": "Minibar", "price": Decimal("4.50"), "quantity": 1}], "sum": Decimal("4.50"),
-         "room_title": "108", "last_name": "Nikolaou"}
+        {
+            "items": [{"name": "Minibar", "price": Decimal("4.50"), "quantity": 1}],
+            "sum": Decimal("4.50"),
+            "room_title": "108",
+            "last_name": "Nikolaou",
+        }
     )
     with pytest.raises(AmbiguousWrite, match="check whether it was created"):
         await client.post_pos_charge(charge)
@@ -220,12 +262,16 @@ async def test_a_timed_out_delete_that_happened_is_done(make_client: ClientFacto
         await until(lambda: control.count("DELETE /v1/Guest/{id}") == 1)
 
     client = make_client(
-        timeouts=Timeouts(read=0.5), on_request=clear_latency_after_the_timeout, sleep=wait_for_the_first_delete
+        timeouts=Timeouts(read=0.5),
+        on_request=clear_latency_after_the_timeout,
+        sleep=wait_for_the_first_delete,
     )
-    guest = await client.create_guest(guests.GuestCreateRequest.model_validate({"first_name": "Al", "last_name": "Gone"}))
+    guest = await client.create_guest(
+        guests.GuestCreateRequest.model_validate({"first_name": "Al", "last_name": "Gone"})
+    )
     control.faults(latencyMs=1500)
 
-    assert await client.delete_guest(guest.id) is None  # the resend's 404 means the first one did it
+    await client.delete_guest(guest.id)  # no NotFoundError: the resend's 404 means the first one did it
 
     assert statuses(control, "DELETE /v1/Guest/{id}") == {200: 1, 404: 1}
     with pytest.raises(NotFoundError):

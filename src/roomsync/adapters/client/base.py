@@ -79,8 +79,8 @@ class Prepared:
     operation: Operation
     path: str
     params: Mapping[str, object]
-    body: BaseXmlModel | None
-    content: bytes | None
+    body: BaseXmlModel | None = field(repr=False)
+    content: bytes | None = field(repr=False)  # the token form carries the password
     content_type: str | None
     accept: str
 
@@ -92,8 +92,8 @@ class _CallState:
     sends: int = 0
     maybe_sent: bool = False
     """An earlier attempt may have been processed by the server."""
-    last: Verdict | None = None
     renewed: bool = False
+    """The token was renewed after a 401 (once per call)."""
 
 
 class _TryAgain(Exception):
@@ -292,12 +292,11 @@ class BaseClient:
 
     async def _attempt(self, prepared: Prepared, priority: Priority, state: _CallState) -> Any:
         op = prepared.operation
-        if state.maybe_sent and op.creates:
+        if state.maybe_sent and not resend_is_safe(op):
             found = await self._look_up(prepared, priority, state)
             if found is not None:
                 return found
         outcome, verdict = await self._send_authenticated(prepared, priority, state)
-        state.last = verdict
         action = verdict.action
         if action is Action.OK:
             assert isinstance(outcome, httpx.Response)
@@ -306,7 +305,7 @@ class BaseClient:
             raise _TryAgain(verdict)
         if action is Action.MAYBE_SENT:
             state.maybe_sent = True
-            if op.creates and not lookups.has_lookup(op.name):
+            if not resend_is_safe(op) and not lookups.has_lookup(op.name):
                 raise AmbiguousWrite(
                     f"{op.name}: {verdict.reason}, and roomsync has no way to look the new object up; "
                     "check whether it was created before sending it again",
@@ -326,7 +325,7 @@ class BaseClient:
         if action is Action.NOT_FOUND and state.maybe_sent and op.method == "DELETE":
             return None  # an earlier attempt that timed out did delete it
         assert isinstance(outcome, httpx.Response)
-        raise self._error_for(op, verdict, outcome, state)
+        raise self._error_for(op, verdict, outcome)
 
     async def _send_authenticated(
         self, prepared: Prepared, priority: Priority, state: _CallState
@@ -376,7 +375,7 @@ class BaseClient:
             outcome, now=self._clock(), resets_at=self._gate.resets_at(), max_wait=self._retry.max_wait
         )
         response = outcome if isinstance(outcome, httpx.Response) else None
-        self._on_request(
+        self._measure(
             RequestRecord(
                 operation=op.name,
                 path=op.path,
@@ -391,6 +390,12 @@ class BaseClient:
             )
         )
         return outcome, verdict
+
+    def _measure(self, record: RequestRecord) -> None:
+        try:
+            self._on_request(record)
+        except Exception:  # a broken metrics hook must not break the request it measures
+            log.exception("the request hook failed on %s", record.operation)
 
     # --- waiting and giving up ----------------------------------------------------------------
 
@@ -411,7 +416,7 @@ class BaseClient:
 
     def _gave_up(self, op: Operation, state: _CallState, verdict: Verdict) -> ServiceError:
         attempts = self._retry.max_retries + 1
-        if state.maybe_sent and op.creates:
+        if state.maybe_sent and not resend_is_safe(op):
             return AmbiguousWrite(
                 f"{op.name}: gave up after {attempts} attempts ({verdict.reason}); an attempt may have "
                 "created the object; check before sending it again",
@@ -433,7 +438,9 @@ class BaseClient:
         await self._sleep(self._retry.settle)
         try:
             found = await lookups.find_created(self, op.name, prepared.body, prepared.params, priority)
-        except (RetriableError, UnexpectedResponse, FatalError, NotFoundError) as error:
+        except AmbiguousWrite:
+            raise
+        except ServiceError as error:  # a refused or failed lookup must not hide the ambiguity
             raise AmbiguousWrite(
                 f"{op.name}: the request may have been processed and looking it up failed ({error}); "
                 "check whether it was created before sending it again",
@@ -469,9 +476,7 @@ class BaseClient:
                 status=response.status_code,
             ) from None
 
-    def _error_for(
-        self, op: Operation, verdict: Verdict, response: httpx.Response, state: _CallState
-    ) -> ServiceError:
+    def _error_for(self, op: Operation, verdict: Verdict, response: httpx.Response) -> ServiceError:
         status = response.status_code
         if op.form_body and status in (400, 401):
             return self._refused_credentials(response)

@@ -116,7 +116,10 @@ def classify(
             wait,
         )
     if status == 503:
-        return Verdict(Action.RETRY, status, "503 service unavailable")
+        wait = retry_after_seconds(outcome.headers.get("Retry-After"), now)
+        if wait is not None and wait > max_wait:
+            wait = None  # an unavailable service asking for long: back off as usual instead
+        return Verdict(Action.RETRY, status, "503 service unavailable", wait)
     if status in (502, 504):
         return Verdict(
             Action.MAYBE_SENT, status, f"{status} from a gateway: the request may have been processed"

@@ -139,16 +139,12 @@ DecimalNumber = Money
 """A ``decimal`` that is not an amount (``bathrooms``): same wire form, a JSON number, XML text."""
 
 
-def _check_range(date_from: date | None, date_to: date, max_days: int | None = None) -> date:
-    """``date_to`` if it does not precede ``date_from`` (and spans at most ``max_days`` days)."""
+def _check_range(date_from: date | None, date_to: date) -> date:
+    """``date_to`` if it does not precede ``date_from``: calendar ranges include both ends."""
     if date_from is None:  # dateFrom already failed; its own error is reported
         return date_to
     if date_to < date_from:
         raise ValueError(f"dateTo must not be before dateFrom ({date_from.isoformat()})")
-    if max_days is not None and (date_to - date_from).days > max_days:
-        raise ValueError(
-            f"dateTo may be at most {max_days} days after dateFrom ({date_from.isoformat()}); split the range"
-        )
     return date_to
 
 

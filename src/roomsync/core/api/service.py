@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict
 
 from roomsync.core.api.base import ApiModel, element
 
@@ -21,13 +21,17 @@ class TokenRequest(ApiModel, tag="TokenRequest"):
 
 
 class TokenResponse(ApiModel, tag="TokenResponse"):
-    """``{"access_token": "...", "token_type": "bearer", "expires_in": 86399}``."""
+    """``{"access_token": "...", "token_type": "bearer", "expires_in": 86399}``.
+
+    The service answers the token request in JSON only (03); the XML form exists so the model
+    follows the same conventions as every other.
+    """
 
     model_config = ConfigDict(alias_generator=None, hide_input_in_errors=True)
 
-    access_token: str = Field(repr=False)
-    token_type: str = "bearer"
-    expires_in: int = Field(gt=0, description="Seconds the token lives.")
+    access_token: str = element(tag="AccessToken", repr=False)
+    token_type: str = element(tag="TokenType", default="bearer")
+    expires_in: int = element(tag="ExpiresIn", gt=0, description="Seconds the token lives.")
 
 
 class Usage(ApiModel, tag="Usage"):

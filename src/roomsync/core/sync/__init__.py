@@ -1,9 +1,10 @@
 """The sync engine's pure core: desired state, diff, compile, apply and price detection.
 
-Why it is pure (no I/O, no clock, no database, only the standard library): a sync is a function
-of what the PMS says and what the channel holds; keeping it a function makes it exhaustively
-testable with generated calendars (tests/core/sync) and fast enough to plan a thousand listings in
-well under a second (benches/bench_compile.py). The adapters read and write; this package decides.
+Why it is pure (no I/O, no clock, no database; the engine needs only the standard library): a
+sync is a function of what the PMS says and what the channel holds; keeping it a function makes it
+exhaustively testable with generated calendars (tests/core/sync) and fast enough to plan a
+thousand listings in under a second (benches/bench_compile.py). The adapters read and write;
+this package decides.
 
 Pipeline of one listing: :func:`desired_calendar` -> :func:`diff_calendar` against the current
 calendar -> :func:`compile_operations` -> ``PUT Inventory`` requests; :func:`apply_operations` is

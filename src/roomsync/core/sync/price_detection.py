@@ -176,7 +176,7 @@ def plan_detection(
         close_segment(last_night)
     return DetectionState(
         room_type_ids=types,
-        cached=cached,
+        cached=dict(cached),  # a copy: the caller may update its cache while the plan runs
         derive_siblings=derive_siblings,
         to_read=tuple(sorted(tasks, key=lambda task: task.window)),
         siblings={},

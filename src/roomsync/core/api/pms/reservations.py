@@ -329,22 +329,22 @@ class ReservationCreateRequest(ApiModel, tag="Reservation"):
 class ReservationIdsRequest(ApiModel, tag="Reservations"):
     """``POST /v1/Reservations`` and ``/v2/Reservations``: ``{"ReservationIds": [..]}``.
 
-    XML: repeated ``Id`` elements under ``Reservations`` (02 writes ``id``; both are read).
+    XML: repeated ``id`` elements under ``Reservations``, as 02 writes it (``Id`` is read too).
     """
 
-    reservation_ids: list[int] = element(tag="Id", alias="ReservationIds", default_factory=list)
+    reservation_ids: list[int] = element(tag="id", alias="ReservationIds", default_factory=list)
 
     @xml_field_validator("reservation_ids")
     @classmethod
     def _ids_from_xml(cls, element: XmlElementReader, field_name: str) -> list[str]:
         # Any other child element is ignored, as unknown fields are everywhere.
-        return [child.pop_text() or "" for child in element.pop_elements() if child.tag in ("Id", "id")]
+        return [child.pop_text() or "" for child in element.pop_elements() if child.tag in ("id", "Id")]
 
 
 class ReservationGroupRequest(ReservationIdsRequest, tag="Reservations"):
     """``POST /v1/Reservations/Group``: the reservations to group, two or more."""
 
-    reservation_ids: list[int] = element(tag="Id", alias="ReservationIds", min_length=2)
+    reservation_ids: list[int] = element(tag="id", alias="ReservationIds", min_length=2)
 
 
 class ReservationGroupResult(ApiModel, tag="ReservationGroup"):
@@ -356,7 +356,7 @@ class ReservationGroupResult(ApiModel, tag="ReservationGroup"):
 class ReservationUngroupRequest(ReservationIdsRequest, tag="Reservations"):
     """``POST /v1/Reservations/Ungroup``: the reservations to take out of their group (one or more)."""
 
-    reservation_ids: list[int] = element(tag="Id", alias="ReservationIds", min_length=1)
+    reservation_ids: list[int] = element(tag="id", alias="ReservationIds", min_length=1)
 
 
 class ReservationFilterRequest(ApiModel, tag="ReservationFilter"):
@@ -473,9 +473,9 @@ class ReservationExtraChargeCreateRequest(ReservationExtraCharge, tag="Reservati
 
 XML_NAME_EXCEPTIONS: dict[str, str] = {
     "GroupedReservation.id": "@id",
-    "ReservationIdsRequest.reservation_ids": "Id",
-    "ReservationGroupRequest.reservation_ids": "Id",
-    "ReservationUngroupRequest.reservation_ids": "Id",
+    "ReservationIdsRequest.reservation_ids": "id",
+    "ReservationGroupRequest.reservation_ids": "id",
+    "ReservationUngroupRequest.reservation_ids": "id",
     "ReservationSearchResult.reservation_id": "#text",
     "ReservationSearchResult.create_date": "@createDate",
     "ReservationSearchResult.last_update_date": "@lastUpdateDate",
