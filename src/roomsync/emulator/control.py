@@ -352,13 +352,13 @@ def control_routes(state: EmulatorState) -> list[BaseRoute]:
         if name not in SCENARIOS:
             raise invalid("scenario", f"unknown scenario {name!r}; known: {', '.join(SCENARIOS)}")
         seed = body.seed if body.seed is not None else state.scenario.seed
+        # A generated property keeps its sizes unless the body changes them.
+        current = state.scenario.sizes if state.scenario.name == "generated" else {}
         defaults = Sizes()
         sizes = Sizes(
-            listings=body.listings or state.scenario.sizes.get("listings", defaults.listings)
-            if name == "generated"
-            else defaults.listings,
-            units=body.units or defaults.units,
-            days=body.days or defaults.days,
+            listings=body.listings or current.get("listings", defaults.listings),
+            units=body.units or current.get("units", defaults.units),
+            days=body.days or current.get("days", defaults.days),
         )
         load_scenario(state, name, seed, sizes)
         return {"scenario": name, "seed": seed, "sizes": state.scenario.sizes}

@@ -7,6 +7,7 @@ A delivery is received when the receiver answers 2xx with ``{"succeed": true}``;
 retried after growing delays (:data:`RETRY_DELAYS`, in emulated time) for up to 24 emulated
 hours. The real wait before a retry is the emulated delay times ``retry_scale`` (tests use a
 tiny scale), and a retry is also due as soon as the emulator clock passes its emulated due time.
+While no receiver is registered, notifications wait, pending and unattempted.
 
 ``duplicate`` sends each received notification a second time (same id); ``reorder`` holds new
 notifications until :meth:`WebhookDispatcher.release`, which sends the held ones newest first.
@@ -278,6 +279,8 @@ class WebhookDispatcher:
         return SyncOutcome(succeed=attempt.received, skipped=False, delivery=delivery)
 
     def _due(self) -> Delivery | None:
+        if self.receiver_url is None:  # kept until a receiver is registered
+            return None
         now_real, now_emulated = time.monotonic(), self.clock.timestamp()
         due = [
             d
@@ -289,6 +292,8 @@ class WebhookDispatcher:
         return min(due, key=lambda d: d.due_real) if due else None
 
     def _seconds_to_next(self) -> float | None:
+        if self.receiver_url is None:
+            return None
         waits = [d.due_real - time.monotonic() for d in self.deliveries if d.state is DeliveryState.PENDING]
         return max(0.0, min(waits)) if waits else None
 

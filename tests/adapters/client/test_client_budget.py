@@ -10,7 +10,14 @@ from client_harness import FIXED_NOW, TOKEN_PATH, Control
 from rich.console import Console
 
 from conftest import ClientFactory
-from roomsync.adapters.client import QuotaExhausted, ServiceClient, budget_view, render_budget
+from roomsync.adapters.client import (
+    QuotaExhausted,
+    ServiceClient,
+    budget_for_today,
+    budget_view,
+    render_budget,
+)
+from roomsync.adapters.store import Store
 from roomsync.core.catalog import Priority
 
 ROOMS = "GET /v1/Rooms"
@@ -101,7 +108,9 @@ async def test_refresh_usage_records_the_servers_count(make_client: ClientFactor
     assert client.budget().used_local == 2
 
 
-async def test_the_budget_view_shows_each_priority(make_client: ClientFactory, control: Control) -> None:
+async def test_the_budget_view_shows_each_priority(
+    make_client: ClientFactory, control: Control, store: Store
+) -> None:
     quota = 100
     control.quota(dailyQuota=quota)
     client = make_client(daily_quota=quota)
@@ -120,6 +129,11 @@ async def test_the_budget_view_shows_each_priority(make_client: ClientFactory, c
     assert (view.used, view.remaining) == (4, quota - 4)
     assert {p: lines[p].reserved for p in Priority} == {p: math.ceil(s * quota) for p, s in SHARES.items()}
     assert lines[Priority.RECONCILE].available == quota - 4 - 30
+
+    # What `roomsync budget` shows: the same numbers from the store alone, no request sent.
+    sent = control.total()
+    assert budget_for_today(store.budget, client.settings).lines == view.lines
+    assert control.total() == sent
 
     console = Console(record=True, width=120)
     console.print(render_budget(view))

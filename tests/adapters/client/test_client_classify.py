@@ -113,3 +113,10 @@ def test_retry_after_as_an_http_date() -> None:
     assert retry_after_seconds("soon", NOW) is None
     assert retry_after_seconds(None, NOW) is None
     assert retry_after_seconds("-5", NOW) == 0.0
+
+
+def test_503_honours_a_short_retry_after_only() -> None:
+    short = classify(answer(503, **{"Retry-After": "4"}), now=NOW, resets_at=RESET, max_wait=MAX_WAIT)
+    long = classify(answer(503, **{"Retry-After": "3600"}), now=NOW, resets_at=RESET, max_wait=MAX_WAIT)
+    assert (short.action, short.wait) == (Action.RETRY, 4.0)
+    assert (long.action, long.wait) == (Action.RETRY, None)  # the usual backoff instead

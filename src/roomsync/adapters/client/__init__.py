@@ -11,12 +11,13 @@ one hook. Errors: :mod:`roomsync.adapters.client.errors`.
 from roomsync.adapters.client.budget_view import (
     BudgetView,
     PriorityLine,
+    budget_for_today,
     budget_view,
     load_budget_view,
     render_budget,
 )
 from roomsync.adapters.client.classify import Action, Verdict, classify
-from roomsync.adapters.client.config import ConnectionLimits, RetryPolicy, Timeouts
+from roomsync.adapters.client.config import ConnectionLimits, RetryPolicy, Timeouts, reserves_of
 from roomsync.adapters.client.errors import (
     AmbiguousWrite,
     AuthError,
@@ -49,9 +50,11 @@ __all__ = [
     "Timeouts",
     "UnexpectedResponse",
     "Verdict",
+    "budget_for_today",
     "budget_view",
     "classify",
     "ignore_record",
     "load_budget_view",
     "render_budget",
+    "reserves_of",
 ]

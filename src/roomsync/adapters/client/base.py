@@ -26,7 +26,7 @@ from tenacity.wait import wait_random_exponential
 from roomsync.adapters.client import lookups
 from roomsync.adapters.client.auth import Authenticator, StaticKeyAuth, TokenAuth, refused_credentials
 from roomsync.adapters.client.classify import Action, Verdict, classify
-from roomsync.adapters.client.config import ConnectionLimits, RetryPolicy, Timeouts
+from roomsync.adapters.client.config import ConnectionLimits, RetryPolicy, Timeouts, reserves_of
 from roomsync.adapters.client.errors import (
     AmbiguousWrite,
     AuthError,
@@ -40,7 +40,7 @@ from roomsync.adapters.client.quota import QuotaGate, UsageHeaders
 from roomsync.adapters.client.records import RequestHook, RequestRecord, ignore_record
 from roomsync.core import codec
 from roomsync.core.api.service import TokenRequest, TokenResponse, Usage
-from roomsync.core.budget import BudgetSnapshot, Reserves
+from roomsync.core.budget import BudgetSnapshot
 from roomsync.core.catalog import by_name
 from roomsync.core.catalog.types import Operation, Priority
 from roomsync.core.errors import LimitViolation
@@ -153,11 +153,7 @@ class BaseClient:
             budget_store,
             self.property_id,
             quota=settings.daily_quota,
-            reserves=Reserves(
-                availability=settings.reserve_availability,
-                prices=settings.reserve_prices,
-                reconcile=settings.reserve_reconcile,
-            ),
+            reserves=reserves_of(settings),
             headers=UsageHeaders(settings.limit_header, settings.remaining_header, settings.reset_header),
             clock=clock,
         )
@@ -203,6 +199,10 @@ class BaseClient:
 
     async def aclose(self) -> None:
         await self._http.aclose()
+
+    @property
+    def settings(self) -> Settings:
+        return self._settings
 
     # --- the budget ---------------------------------------------------------------------------
 

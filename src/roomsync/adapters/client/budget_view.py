@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 
 from rich.table import Table
 
+from roomsync.adapters.client.config import reserves_of
+from roomsync.adapters.client.quota import next_utc_midnight
 from roomsync.core.budget import BudgetSnapshot, Reserves
 from roomsync.core.catalog.types import Priority
 from roomsync.core.ports import BudgetStore
+from roomsync.settings import Settings
 
-__all__ = ["BudgetView", "PriorityLine", "budget_view", "load_budget_view", "render_budget"]
+__all__ = [
+    "BudgetView",
+    "PriorityLine",
+    "budget_for_today",
+    "budget_view",
+    "load_budget_view",
+    "render_budget",
+]
 
 
 @dataclass(frozen=True)
@@ -81,6 +91,22 @@ def load_budget_view(
 ) -> BudgetView:
     """:func:`budget_view` of what ``store`` holds for ``property_id`` on ``day`` (no request)."""
     return budget_view(store.snapshot(property_id, day, quota), reserves, resets_at=resets_at)
+
+
+def budget_for_today(store: BudgetStore, settings: Settings, *, now: datetime | None = None) -> BudgetView:
+    """Today's (UTC) budget of the settings' property as the store holds it; sends no request.
+
+    The reset shown is the next 00:00 UTC: without a request there is no server header to read.
+    """
+    now = now or datetime.now(UTC)
+    return load_budget_view(
+        store,
+        settings.effective_property_id,
+        now.astimezone(UTC).date(),
+        settings.daily_quota,
+        reserves_of(settings),
+        resets_at=next_utc_midnight(now),
+    )
 
 
 def render_budget(view: BudgetView) -> Table:

@@ -7,9 +7,19 @@ from datetime import timedelta
 
 import httpx
 
+from roomsync.core.budget import Reserves
 from roomsync.settings import Settings
 
-__all__ = ["ConnectionLimits", "RetryPolicy", "Timeouts"]
+__all__ = ["ConnectionLimits", "RetryPolicy", "Timeouts", "reserves_of"]
+
+
+def reserves_of(settings: Settings) -> Reserves:
+    """The per-priority reserves of the settings (``reserve_availability``/``prices``/``reconcile``)."""
+    return Reserves(
+        availability=settings.reserve_availability,
+        prices=settings.reserve_prices,
+        reconcile=settings.reserve_reconcile,
+    )
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The store's tables, as SQLModel classes (migration 0001 creates exactly these).
+"""The store's tables, as SQLModel classes (migrations 0001 and 0002 create exactly these).
 
 Every table is keyed by ``property_id`` first, so one database serves many properties and each
 query of one property reads one contiguous range of the primary key or of an index.
@@ -231,6 +231,83 @@ class ReservationLinkRow(StoreModel, table=True):
     updated_at: datetime = _utc()
 
 
+# --- migration 0002: what the webhook receiver answers guests from, and what it applied ----------
+
+
+class AvailabilityViewRow(StoreModel, table=True):
+    """Free rooms per room type and night as the PMS last said, plus roomsync's own holds since."""
+
+    __tablename__ = "availability_view"
+    property_id: str = Field(primary_key=True)
+    room_type_id: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    night: date = Field(primary_key=True)
+    free_rooms: int
+    """Rooms of the type free that night in the PMS read of ``read_at``."""
+    held: int = 0
+    """Holds the read of ``read_at`` cannot have seen; a booking needs ``free_rooms - held >= 1``."""
+    read_at: datetime = _utc()
+    """When the PMS read that gave ``free_rooms`` started."""
+    stale: bool = False
+    """Set when roomsync knows the PMS changed (a cancellation): re-read before trusting it."""
+
+
+class AvailabilityHoldRow(StoreModel, table=True):
+    """One night a channel reservation occupies, as roomsync knows it."""
+
+    __tablename__ = "availability_hold"
+    __table_args__ = (sa.Index("ix_availability_hold_night", "property_id", "room_type_id", "night"),)
+    property_id: str = Field(primary_key=True)
+    confirmation_code: str = Field(primary_key=True)
+    night: date = Field(primary_key=True)
+    room_type_id: int
+    held_at: datetime = _utc()
+    reflected_after: datetime | None = _utc(default=None, nullable=True)
+    """When the PMS was known to hold the night too; a PMS read started later includes it."""
+
+
+class CheckoutAnswerRow(StoreModel, table=True):
+    """What roomsync answered a CheckAvailability, MakeReservation or UpdateReservation, and why."""
+
+    __tablename__ = "checkout_answer"
+    __table_args__ = (sa.Index("ix_checkout_answer_property", "property_id", "id"),)
+    id: int | None = Field(default=None, primary_key=True)
+    property_id: str
+    action: str
+    confirmation_code: str | None = None
+    listing_id: str
+    start_date: date
+    nights: int
+    succeed: bool
+    reason: str = Field(sa_type=sa.Text())
+    answered_at: datetime = _utc()
+    inbox_id: int | None = None
+
+
+class ChannelReservationRow(StoreModel, table=True):
+    """A channel reservation as the last applied event showed it, and what the PMS was given."""
+
+    __tablename__ = "channel_reservation"
+    property_id: str = Field(primary_key=True)
+    confirmation_code: str = Field(primary_key=True)
+    listing_id: str
+    room_type_id: int | None = None
+    start_date: date
+    nights: int
+    status_type: str
+    """The channel's ``statusType`` (``accept``, ``cancelled_by_guest``, ``pending``, ...)."""
+    channel_updated_at: datetime | None = _utc(default=None, nullable=True)
+    """The event's ``updatedAt``: an older event than the one applied is not applied."""
+    last_action: str
+    pms_status: int | None = None
+    pms_room_id: int | None = Field(default=None, sa_type=sa.BigInteger())
+    pms_date_from: date | None = None
+    pms_date_to: date | None = None
+    pms_total: Decimal | None = _money(default=None, nullable=True)
+    unpushed_nights: str | None = Field(default=None, sa_type=sa.Text())
+    """Nights whose push to the other listings failed (ISO dates, comma-separated), tried again."""
+    updated_at: datetime = _utc()
+
+
 METADATA = StoreModel.metadata
 TABLES = METADATA.tables
 
@@ -248,3 +325,7 @@ SYNC_RUN = TABLES["sync_run"]
 WEBHOOK_INBOX = TABLES["webhook_inbox"]
 DEAD_LETTER = TABLES["dead_letter"]
 RESERVATION_LINK = TABLES["reservation_link"]
+AVAILABILITY_VIEW = TABLES["availability_view"]
+AVAILABILITY_HOLD = TABLES["availability_hold"]
+CHECKOUT_ANSWER = TABLES["checkout_answer"]
+CHANNEL_RESERVATION = TABLES["channel_reservation"]

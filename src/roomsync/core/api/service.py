@@ -34,8 +34,11 @@ class TokenResponse(ApiModel, tag="TokenResponse"):
     expires_in: int = element(tag="ExpiresIn", gt=0, description="Seconds the token lives.")
 
 
-class Usage(ApiModel, tag="Usage"):
-    """``GET /v1/Usage``: ``{"usedCalls": N, "dailyQuota": M}``; the call itself counts."""
+class Usage(ApiModel, tag="UsageInfo"):
+    """``GET /v1/Usage``: ``{"usedCalls": N, "dailyQuota": M}``; the call itself counts.
+
+    XML root ``UsageInfo`` as on https://api.hoteliga.com/help/resources/usage (docs/shapes/service.md).
+    """
 
     used_calls: int = element(tag="UsedCalls", ge=0)
     daily_quota: int = element(tag="DailyQuota", gt=0)

@@ -1,0 +1,171 @@
+"""What the webhook receiver and its worker record besides the inbox: the answers given to guest
+checks, the channel reservations as last applied to the PMS, and read-only views of the inbox
+for the command line and the metrics."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from roomsync.adapters.store._sql import insert_for, read_tx, write_tx
+from roomsync.adapters.store.tables import CHANNEL_RESERVATION, CHECKOUT_ANSWER, WEBHOOK_INBOX
+from roomsync.core.ports import InboxStatus
+
+A = CHECKOUT_ANSWER.c
+R = CHANNEL_RESERVATION.c
+I = WEBHOOK_INBOX.c  # noqa: E741
+OPEN = (InboxStatus.PENDING.value, InboxStatus.PROCESSING.value)
+
+
+@dataclass(frozen=True)
+class CheckoutAnswer:
+    property_id: str
+    action: str
+    listing_id: str
+    start_date: date
+    nights: int
+    succeed: bool
+    reason: str
+    answered_at: datetime
+    confirmation_code: str | None = None
+    inbox_id: int | None = None
+    id: int | None = None
+
+
+@dataclass(frozen=True)
+class ChannelBooking:
+    """A channel reservation as the last applied event showed it, and what the PMS was given."""
+
+    property_id: str
+    confirmation_code: str
+    listing_id: str
+    start_date: date
+    nights: int
+    status_type: str
+    last_action: str
+    updated_at: datetime
+    room_type_id: int | None = None
+    channel_updated_at: datetime | None = None
+    pms_status: int | None = None
+    pms_room_id: int | None = None
+    pms_date_from: date | None = None
+    pms_date_to: date | None = None
+    pms_total: Decimal | None = None
+    unpushed_nights: str | None = None
+
+
+@dataclass(frozen=True)
+class InboxRow:
+    """One inbox item as the command line lists it (the body left out)."""
+
+    id: int
+    action: str
+    status: str
+    attempts: int
+    received_at: datetime
+    webhook_id: str | None
+    reservation_key: str | None
+    last_error: str | None
+    processed_at: datetime | None
+
+
+class SqlWebhookRecords:
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    # --- answers to guest checks ------------------------------------------------------------
+
+    def record_answer(self, answer: CheckoutAnswer) -> int:
+        values = {k: v for k, v in asdict(answer).items() if k != "id"}
+        with write_tx(self._engine) as conn:
+            return int(conn.execute(sa.insert(CHECKOUT_ANSWER).values(values).returning(A.id)).scalar_one())
+
+    def recent_answers(self, property_id: str, limit: int = 50) -> list[CheckoutAnswer]:
+        query = (
+            sa.select(CHECKOUT_ANSWER).where(A.property_id == property_id).order_by(A.id.desc()).limit(limit)
+        )
+        with read_tx(self._engine) as conn:
+            return [CheckoutAnswer(**dict(row._mapping)) for row in conn.execute(query).all()]
+
+    # --- channel reservations -------------------------------------------------------------------
+
+    def get_booking(self, property_id: str, confirmation_code: str) -> ChannelBooking | None:
+        query = sa.select(CHANNEL_RESERVATION).where(
+            R.property_id == property_id, R.confirmation_code == confirmation_code
+        )
+        with read_tx(self._engine) as conn:
+            row = conn.execute(query).one_or_none()
+        return None if row is None else ChannelBooking(**dict(row._mapping))
+
+    def save_booking(self, booking: ChannelBooking) -> None:
+        values = asdict(booking)
+        with write_tx(self._engine) as conn:
+            stmt = insert_for(conn, CHANNEL_RESERVATION).values(values)
+            conn.execute(
+                stmt.on_conflict_do_update(
+                    index_elements=[R.property_id, R.confirmation_code],
+                    set_={
+                        name: stmt.excluded[name]
+                        for name in values
+                        if name not in ("property_id", "confirmation_code")
+                    },
+                )
+            )
+
+    def list_bookings(self, property_id: str) -> list[ChannelBooking]:
+        query = (
+            sa.select(CHANNEL_RESERVATION).where(R.property_id == property_id).order_by(R.confirmation_code)
+        )
+        with read_tx(self._engine) as conn:
+            return [ChannelBooking(**dict(row._mapping)) for row in conn.execute(query).all()]
+
+    # --- the inbox, read-only ---------------------------------------------------------------------
+
+    def recent_inbox(self, property_id: str, limit: int = 50, status: str | None = None) -> list[InboxRow]:
+        query = sa.select(
+            I.id,
+            I.action,
+            I.status,
+            I.attempts,
+            I.received_at,
+            I.webhook_id,
+            I.reservation_key,
+            I.last_error,
+            I.processed_at,
+        ).where(I.property_id == property_id)
+        if status is not None:
+            query = query.where(I.status == status)
+        query = query.order_by(I.id.desc()).limit(limit)
+        with read_tx(self._engine) as conn:
+            return [InboxRow(**dict(row._mapping)) for row in conn.execute(query).all()]
+
+    def oldest_open_received_at(self, property_id: str) -> datetime | None:
+        """When the oldest event not yet processed (pending or processing) arrived."""
+        query = sa.select(sa.func.min(I.received_at)).where(I.property_id == property_id, I.status.in_(OPEN))
+        with read_tx(self._engine) as conn:
+            value: Any = conn.execute(query).scalar_one_or_none()
+        return _aware(value)
+
+    def inbox_body(self, property_id: str, item_id: int) -> str | None:
+        query = sa.select(I.body).where(I.property_id == property_id, I.id == item_id)
+        with read_tx(self._engine) as conn:
+            found: str | None = conn.execute(query).scalar_one_or_none()
+        return found
+
+
+def _aware(value: Any) -> datetime | None:
+    """``min()`` over a UTC column comes back untyped on SQLite (text) and naive or aware elsewhere."""
+    from datetime import UTC
+
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    if isinstance(value, datetime):
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    raise TypeError(f"unexpected timestamp {value!r}")

@@ -1,0 +1,265 @@
+"""The webhook receiver: ``POST /webhooks/{channel}``, an ASGI app (Starlette).
+
+Per delivery, in this order:
+
+1. the channel segment must be the configured ``channel_name`` (404 otherwise);
+2. the body is read, at most ``webhook_max_body_bytes`` (413 past it);
+3. authentication when configured (401: wrong, stale or missing signature, wrong token);
+4. ``parse_webhook``: a body that is not JSON, an unknown action or a payload that breaks the
+   model is answered 400 with the reason, and kept in the dead letters with its headers (secrets
+   stripped);
+5. the event is stored in the inbox BEFORE anything is answered (a retry with the same
+   ``X-Webhook-Id``, or without an id the same content, is recognised and not stored twice);
+6. CheckAvailability, MakeReservation and UpdateReservation are answered from the availability
+   view (:mod:`.checkout`); every other event is answered ``{"succeed": true,
+   "failure_code": null}`` and processed later by the worker.
+
+Nothing escapes as a 500: anything unexpected is logged, kept as a dead letter when the database
+allows it, and answered 503 with a reason (so the service retries), never in silence.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from roomsync.adapters.store import Store
+from roomsync.adapters.store.availability_view import SqlAvailabilityView
+from roomsync.adapters.store.webhook_records import SqlWebhookRecords
+from roomsync.adapters.webhooks.auth import WebhookAuth
+from roomsync.adapters.webhooks.availability import AvailabilityService
+from roomsync.adapters.webhooks.checkout import CheckoutDesk, GuestCheck
+from roomsync.adapters.webhooks.keys import content_key, ordering_key, stored_text
+from roomsync.adapters.webhooks.mapping_index import CachedMapping
+from roomsync.adapters.webhooks.protocols import Clock, PmsClient
+from roomsync.core.api import webhooks as events
+from roomsync.core.codec import PayloadError
+from roomsync.core.ports import NewDelivery
+from roomsync.core.webhook_signature import WEBHOOK_ID_HEADER
+from roomsync.metrics import Metrics
+from roomsync.settings import Settings
+
+log = logging.getLogger("roomsync.webhooks.receiver")
+
+MAX_WEBHOOK_ID_LENGTH = 200
+GUEST_CHECKS = (events.CheckAvailability, events.MakeReservation, events.UpdateReservation)
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def action_label(action: object) -> str:
+    """The ``action`` metric label: a known event kind, else ``unknown`` (labels stay bounded)."""
+    return action if isinstance(action, str) and action in events.EVENT_TYPES else "unknown"
+
+
+def _reply(succeed: bool, status: int = 200, reason: str | None = None) -> JSONResponse:
+    body: dict[str, Any] = {"succeed": succeed, "failure_code": None}
+    if reason is not None:
+        body["reason"] = reason
+    return JSONResponse(body, status_code=status)
+
+
+class _Refused(Exception):
+    """A delivery answered with an error status (and, when ``dead_letter``, kept)."""
+
+    def __init__(self, status: int, reason: str, *, dead_letter: bool, action: str = "unknown") -> None:
+        self.status = status
+        self.reason = reason
+        self.dead_letter = dead_letter
+        self.action = action
+        super().__init__(reason)
+
+
+class WebhookReceiver:
+    """The receiver's state: settings, store, the guest-check desk and the metrics."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        *,
+        client: PmsClient | None = None,
+        metrics: Metrics | None = None,
+        clock: Clock = utc_now,
+        on_stored: Callable[[], None] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.property_id = settings.effective_property_id
+        self.auth = WebhookAuth.from_settings(settings)
+        self.metrics = metrics or Metrics()
+        self.clock = clock
+        self.on_stored = on_stored
+        self.view = SqlAvailabilityView(store.engine)
+        self.records = SqlWebhookRecords(store.engine)
+        self.mapping = CachedMapping(store.mappings, self.property_id)
+        self.availability = AvailabilityService(
+            self.view,
+            client,
+            self.property_id,
+            max_age=timedelta(seconds=settings.availability_view_max_age_seconds),
+            read_timeout=settings.checkout_read_timeout_seconds,
+            clock=clock,
+        )
+        self.desk = CheckoutDesk(
+            self.property_id,
+            self.mapping,
+            store.listing_states,
+            self.availability,
+            self.view,
+            self.records,
+            clock,
+        )
+
+    def set_client(self, client: PmsClient | None) -> None:
+        self.availability._client = client
+
+    async def endpoint(self, request: Request) -> Response:
+        received_at = self.clock()
+        body = b""
+        try:
+            channel = request.path_params["channel"]
+            if channel != self.settings.channel_name:
+                log.warning("webhook for unknown channel %r refused", channel)
+                return _reply(
+                    False,
+                    404,
+                    f"unknown channel {channel!r}; this receiver serves {self.settings.channel_name!r}",
+                )
+            body = await self._read_body(request)
+            return await self._receive(request.headers, body, received_at)
+        except _Refused as refused:
+            self.metrics.webhooks.labels(refused.action, "refused").inc()
+            log.warning("webhook refused with %d: %s", refused.status, refused.reason)
+            if refused.dead_letter:
+                await self._dead_letter(refused.reason, body, request.headers, received_at)
+            return _reply(False, refused.status, refused.reason)
+        except ClientDisconnect:
+            log.warning("webhook sender disconnected before its body was read")
+            return _reply(False, 400, "the sender disconnected before the body was read")
+        except Exception as error:  # the catch-all: never a 500, never silence
+            log.exception("webhook could not be received")
+            self.metrics.webhooks.labels("unknown", "error").inc()
+            reason = f"roomsync could not receive this delivery ({type(error).__name__}); it will be retried"
+            await self._dead_letter(
+                f"internal error: {type(error).__name__}: {error}", body, request.headers, received_at
+            )
+            return _reply(False, 503, reason)
+
+    async def _read_body(self, request: Request) -> bytes:
+        limit = self.settings.webhook_max_body_bytes
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            raise _Refused(
+                413, f"the body is {declared} bytes; at most {limit} are accepted", dead_letter=False
+            )
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise _Refused(413, f"the body is over {limit} bytes", dead_letter=False)
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    async def _receive(self, headers: Mapping[str, str], body: bytes, received_at: datetime) -> Response:
+        refusal = self.auth.refusal(headers, body, received_at)
+        if refusal is not None:
+            raise _Refused(401, refusal, dead_letter=False)
+        webhook_id = headers.get(WEBHOOK_ID_HEADER) or None
+        if webhook_id is not None and len(webhook_id) > MAX_WEBHOOK_ID_LENGTH:
+            raise _Refused(
+                400,
+                f"{WEBHOOK_ID_HEADER} is longer than {MAX_WEBHOOK_ID_LENGTH} characters",
+                dead_letter=True,
+            )
+        try:
+            event = events.parse_webhook(body)
+        except PayloadError as error:
+            raise _Refused(400, str(error), dead_letter=True) from None
+        delivery = NewDelivery(
+            property_id=self.property_id,
+            action=event.action,
+            body=stored_text(body),
+            content_key=content_key(event, webhook_id),
+            received_at=received_at,
+            webhook_id=webhook_id,
+            reservation_key=ordering_key(event),
+        )
+        accepted = await asyncio.to_thread(self.store.inbox.accept_delivery, delivery)
+        if not accepted.duplicate and self.on_stored is not None:
+            self.on_stored()
+        if isinstance(event, GUEST_CHECKS):
+            verdict = await self.desk.answer(self._check(event), accepted.id)
+            self.metrics.webhooks.labels(event.action, "succeed" if verdict.succeed else "declined").inc()
+            return _reply(verdict.succeed)
+        self.metrics.webhooks.labels(event.action, "duplicate" if accepted.duplicate else "stored").inc()
+        return _reply(True)
+
+    @staticmethod
+    def _check(event: events.WebhookPayload) -> GuestCheck:
+        assert isinstance(event, GUEST_CHECKS)
+        return event
+
+    async def _dead_letter(self, reason: str, body: bytes, headers: Mapping[str, str], at: datetime) -> None:
+        try:
+            await asyncio.to_thread(
+                self.store.dead_letters.add_dead_letter,
+                self.property_id,
+                at,
+                reason,
+                stored_text(body),
+                dict(headers),
+            )
+            count = await asyncio.to_thread(self.store.dead_letters.count_dead_letters, self.property_id)
+            self.metrics.dead_letters.labels(self.property_id).set(count)
+        except Exception:
+            log.exception("the dead letter could not be stored either (reason: %s)", reason)
+
+
+def create_receiver_app(
+    settings: Settings,
+    store: Store,
+    *,
+    client: PmsClient | None = None,
+    client_factory: Callable[[], PmsClient] | None = None,
+    metrics: Metrics | None = None,
+    clock: Clock = utc_now,
+    on_stored: Callable[[], None] | None = None,
+) -> Starlette:
+    """The receiver app. PMS reads for the availability view go through ``client``, or a client
+    that ``client_factory`` makes when the app starts (and closes when it stops); with neither,
+    guest checks are answered from the view as it is."""
+    receiver = WebhookReceiver(
+        settings, store, client=client, metrics=metrics, clock=clock, on_stored=on_stored
+    )
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        made: PmsClient | None = None
+        if client is None and client_factory is not None:
+            made = client_factory()
+            receiver.set_client(made)
+        try:
+            yield
+        finally:
+            closing = getattr(made, "aclose", None)
+            if closing is not None:
+                await closing()
+
+    app = Starlette(
+        routes=[Route("/webhooks/{channel}", receiver.endpoint, methods=["POST"])], lifespan=lifespan
+    )
+    app.state.receiver = receiver
+    return app

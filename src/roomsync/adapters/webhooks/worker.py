@@ -1,0 +1,232 @@
+"""The inbox worker: claims stored webhook events and applies each once.
+
+Claims come in batches, oldest first, never two events of one reservation (or host, or listing)
+at a time and never one ahead of an earlier one still open (``WebhookInbox.claim_batch``). An
+event that fails is put back with a growing wait (``webhook_retry_base_seconds`` doubling up to
+``webhook_retry_max_seconds``; a refusal by the day's budget waits for the quota reset) and left
+``failed`` after ``webhook_max_attempts`` tries, for a person to look at (``roomsync webhooks``).
+
+A worker that dies mid-event loses nothing: the event stays ``processing`` until
+``webhook_claim_timeout_seconds`` pass, then any worker takes it over; everything the bridge does
+is safe to do again. Several workers, in one process or in several replicas sharing the
+database, may run at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from datetime import datetime, timedelta
+
+from roomsync.adapters.client.errors import QuotaExhausted
+from roomsync.adapters.store import Store
+from roomsync.adapters.store.availability_view import SqlAvailabilityView
+from roomsync.adapters.store.webhook_records import SqlWebhookRecords
+from roomsync.adapters.webhooks.bridge import ReservationBridge, RetryLater
+from roomsync.adapters.webhooks.listing_events import ListingEvents
+from roomsync.adapters.webhooks.protocols import Clock
+from roomsync.core.api import webhooks as events
+from roomsync.core.codec import PayloadError
+from roomsync.core.ports import InboxItem, InboxStatus
+from roomsync.metrics import Metrics
+from roomsync.settings import Settings
+
+log = logging.getLogger("roomsync.webhooks.worker")
+
+BATCH_SIZE = 20
+IDLE_POLL_SECONDS = 1.0
+"""Longest sleep while idle: retries that became due are claimed at least this often."""
+HOUSEKEEPING_SECONDS = 60.0
+
+RECORDED_ONLY = (events.SpecialOfferEvent, events.ReviewEvent)
+ANSWERED_AT_CHECKOUT = (events.CheckAvailability, events.MakeReservation, events.UpdateReservation)
+LISTING_EVENTS = (
+    events.ListingsUnlinked,
+    events.AuthorizationRevoked,
+    events.ListingSuspension,
+    events.HostSuspension,
+    events.SafetyCommitmentSuspension,
+    events.SafetyCommitmentReactivation,
+    events.ListingApprovalStatusChanged,
+    events.ListingSynchronizationSettingsUpdated,
+)
+RESERVATION_EVENTS = (events.ReservationConfirmationEvent, events.PayoutNotification)
+
+
+class InboxWorker:
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        bridge: ReservationBridge,
+        listing_events: ListingEvents,
+        metrics: Metrics,
+        clock: Clock,
+        *,
+        batch_size: int = BATCH_SIZE,
+    ) -> None:
+        self._settings = settings
+        self._property_id = settings.effective_property_id
+        self._store = store
+        self._bridge = bridge
+        self._listing_events = listing_events
+        self._metrics = metrics
+        self._clock = clock
+        self._batch_size = batch_size
+        self._view = SqlAvailabilityView(store.engine)
+        self._records = SqlWebhookRecords(store.engine)
+        self._wake: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._last_housekeeping: datetime | None = None
+
+    # --- running ------------------------------------------------------------------------------
+
+    def wake(self) -> None:
+        """Something was stored: look now. Safe to call from any thread."""
+        if self._loop is not None and self._wake is not None:
+            self._loop.call_soon_threadsafe(self._wake.set)
+
+    async def run(self, stop: asyncio.Event | None = None) -> None:
+        """Process events until ``stop`` is set (or the task is cancelled)."""
+        self._loop = asyncio.get_running_loop()
+        self._wake = asyncio.Event()
+        stop = stop or asyncio.Event()
+        while not stop.is_set():
+            self._wake.clear()
+            try:
+                handled = await self.run_once()
+            except Exception:  # the store is down, say: keep the worker alive and try again
+                log.exception("the webhook worker failed to claim events; trying again")
+                handled = 0
+            if handled:
+                continue
+            waiting = asyncio.ensure_future(self._wake.wait())
+            stopping = asyncio.ensure_future(stop.wait())
+            await asyncio.wait(
+                {waiting, stopping}, timeout=IDLE_POLL_SECONDS, return_when=asyncio.FIRST_COMPLETED
+            )
+            for pending in (waiting, stopping):
+                pending.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await pending
+
+    async def run_once(self) -> int:
+        """Take over dead workers' claims, then claim and process one batch; returns its size."""
+        now = self._clock()
+        inbox = self._store.inbox
+        stale_before = now - timedelta(seconds=self._settings.webhook_claim_timeout_seconds)
+        released = await asyncio.to_thread(inbox.release_stale, self._property_id, stale_before)
+        if released:
+            log.warning("took over %d webhook event(s) a worker claimed and never finished", released)
+        await self._housekeeping(now)
+        batch = await asyncio.to_thread(inbox.claim_batch, self._property_id, self._batch_size, now)
+        for item in batch:
+            await self.process(item)
+        await self._update_gauges()
+        return len(batch)
+
+    async def drain(self, max_batches: int = 1000) -> int:
+        """Process until nothing is claimable now; returns how many events were handled."""
+        total = 0
+        for _ in range(max_batches):
+            handled = await self.run_once()
+            if not handled:
+                break
+            total += handled
+        return total
+
+    # --- one event ----------------------------------------------------------------------------
+
+    async def process(self, item: InboxItem) -> None:
+        try:
+            event = events.parse_webhook(item.body.encode())
+        except PayloadError as error:  # it parsed when received: the model changed since
+            await self._give_up(item, f"the stored body no longer parses: {error}")
+            return
+        try:
+            summary = await self._apply(event, item)
+        except Exception as error:
+            await self._failed(item, error)
+            return
+        await asyncio.to_thread(self._store.inbox.mark_done, self._property_id, item.id, self._clock())
+        self._metrics.webhooks.labels(event.action, "applied").inc()
+        log.info("webhook %d %s applied: %s", item.id, event.action, summary)
+
+    async def _apply(self, event: events.WebhookPayload, item: InboxItem) -> str:
+        if isinstance(event, ANSWERED_AT_CHECKOUT):
+            return "answered at checkout"
+        if isinstance(event, RECORDED_ONLY):
+            return "recorded"
+        if isinstance(event, LISTING_EVENTS):
+            return await self._listing_events.apply(event)
+        if isinstance(event, events.ReservationRequestEvent):
+            return await self._bridge.record_request(event)
+        if isinstance(event, RESERVATION_EVENTS):
+            return await self._bridge.apply(event, item.attempts)
+        raise TypeError(f"no handling for {type(event).__name__}")
+
+    async def _failed(self, item: InboxItem, error: Exception) -> None:
+        reason = f"{type(error).__name__}: {error}"
+        if item.attempts >= self._settings.webhook_max_attempts:
+            await self._give_up(item, reason)
+            return
+        now = self._clock()
+        wait = min(
+            self._settings.webhook_retry_base_seconds * 2 ** max(item.attempts - 1, 0),
+            self._settings.webhook_retry_max_seconds,
+        )
+        retry_at = now + timedelta(seconds=wait)
+        if isinstance(error, QuotaExhausted) and error.resets_at is not None:
+            retry_at = max(retry_at, error.resets_at)
+        if isinstance(error, RetryLater):
+            log.warning("webhook %d %s waits (try %d): %s", item.id, item.action, item.attempts, error)
+        else:
+            log.warning(
+                "webhook %d %s failed (try %d), again at %s: %s",
+                item.id,
+                item.action,
+                item.attempts,
+                retry_at.isoformat(),
+                reason,
+                exc_info=not isinstance(error, RetryLater | QuotaExhausted),
+            )
+        await asyncio.to_thread(
+            self._store.inbox.mark_failed, self._property_id, item.id, reason, now, retry_at
+        )
+        self._metrics.webhooks.labels(item.action, "retry").inc()
+
+    async def _give_up(self, item: InboxItem, reason: str) -> None:
+        log.error("webhook %d %s left failed after %d tries: %s", item.id, item.action, item.attempts, reason)
+        await asyncio.to_thread(
+            self._store.inbox.mark_failed, self._property_id, item.id, reason, self._clock()
+        )
+        self._metrics.webhooks.labels(item.action, "failed").inc()
+
+    # --- upkeep -------------------------------------------------------------------------------
+
+    async def _housekeeping(self, now: datetime) -> None:
+        if (
+            self._last_housekeeping is not None
+            and (now - self._last_housekeeping).total_seconds() < HOUSEKEEPING_SECONDS
+        ):
+            return
+        self._last_housekeeping = now
+        expired = await asyncio.to_thread(
+            self._view.expire_holds,
+            self._property_id,
+            now - timedelta(seconds=self._settings.webhook_hold_expiry_seconds),
+        )
+        for code in expired:
+            log.warning(
+                "released the room held for %s: no reservation confirmation followed its booking", code
+            )
+        await asyncio.to_thread(self._view.forget_before, self._property_id, now.date() - timedelta(days=1))
+
+    async def _update_gauges(self) -> None:
+        counts = await asyncio.to_thread(self._store.inbox.count_by_status, self._property_id)
+        oldest = await asyncio.to_thread(self._records.oldest_open_received_at, self._property_id)
+        backlog = counts[InboxStatus.PENDING] + counts[InboxStatus.PROCESSING]
+        self._metrics.inbox_backlog.labels(self._property_id).set(backlog)
+        age = 0.0 if oldest is None else max((self._clock() - oldest).total_seconds(), 0.0)
+        self._metrics.inbox_oldest_age.labels(self._property_id).set(age)
