@@ -117,3 +117,24 @@ def test_unreachable_database_is_one_line_without_password() -> None:
     assert result.returncode == 1
     assert "cannot use the database" in result.stderr and "s3cret-pw" not in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_budget_shows_what_was_spent_per_priority(tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    from roomsync.adapters.store import open_store
+    from roomsync.core.budget import Reserves
+    from roomsync.core.catalog import Priority
+
+    env = {"ROOMSYNC_DATA_DIR": str(tmp_path / "data"), "ROOMSYNC_DAILY_QUOTA": "100"}
+    assert run_roomsync("db", "upgrade", env=env).returncode == 0
+    store = open_store(f"sqlite:///{tmp_path / 'data' / 'roomsync.db'}")
+    today = datetime.now(UTC).date()
+    for _ in range(3):
+        assert store.budget.try_spend("default", today, Priority.PRICES, 100, Reserves()) is not None
+    store.close()
+    result = run_roomsync("budget", env=env)
+    assert result.returncode == 0, result.stderr
+    prices_line = next(line for line in result.stdout.splitlines() if "prices" in line)
+    assert prices_line.split("│")[2].strip() == "3"
+    assert "3 of 100 used" in result.stdout

@@ -8,6 +8,7 @@ from pydantic import SecretStr
 from roomsync import __version__
 from roomsync.app.cli_support import settings_or_exit
 from roomsync.app.commands import db
+from roomsync.app.commands.budget import budget
 from roomsync.app.commands.emulator import emulator
 
 app = typer.Typer(
@@ -19,6 +20,7 @@ app = typer.Typer(
 )
 app.add_typer(db.app, name="db")
 app.command("emulator")(emulator)
+app.command("budget")(budget)
 
 
 @app.command()
