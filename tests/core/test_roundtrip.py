@@ -103,19 +103,21 @@ def test_invalid_xml_is_a_payload_error(body: bytes) -> None:
         decode(Usage, body, PayloadFormat.XML)
 
 
-@pytest.mark.parametrize(
-    ("body", "fmt"),
-    [
-        (b'{"usedCalls": -1, "dailyQuota": 100}', PayloadFormat.JSON),
-        (b"<Usage><UsedCalls>-1</UsedCalls><DailyQuota>100</DailyQuota></Usage>", PayloadFormat.XML),
-    ],
-    ids=["json", "xml"],
-)
-def test_a_broken_limit_is_a_limit_violation_naming_the_field(body: bytes, fmt: PayloadFormat) -> None:
+@pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: f.value)
+def test_a_broken_limit_is_a_limit_violation_naming_the_field(fmt: PayloadFormat) -> None:
+    # model_construct does not validate, so the body carries the broken value in the model's
+    # own layout (03-conventions: {"usedCalls": N, "dailyQuota": M}; XML root per the help page).
+    body = encode(Usage.model_construct(used_calls=-1, daily_quota=100), fmt)
     with pytest.raises(LimitViolation) as caught:
         decode(Usage, body, fmt)
     assert caught.value.field == "usedCalls"
     assert caught.value.value in (-1, "-1")
+
+
+def test_a_broken_limit_in_json_as_documented_is_a_limit_violation() -> None:
+    with pytest.raises(LimitViolation) as caught:
+        decode(Usage, b'{"usedCalls": -1, "dailyQuota": 100}', PayloadFormat.JSON)
+    assert caught.value.field == "usedCalls"
 
 
 # --- every documented limit of every model is enforced on decode -----------------------------

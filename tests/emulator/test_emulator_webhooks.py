@@ -316,6 +316,14 @@ def test_host_side_effects_show_in_the_api(emu: Emu, receiver: Receiver) -> None
     assert emu.ok("GET", f"{RC}/Listing/{HOST_A}/{STUDIO}")["connected"] == "Limited"
     emu.ctl("POST", "/host/revoke", {"accountId": HOST_B})
     assert emu.call("GET", f"{RC}/Account/{HOST_B}").status_code == 404
+    emu.ctl("POST", "/host/unlink", {"accountId": HOST_A, "listingIds": [DOUBLES]})
+    assert emu.ok("GET", f"{RC}/Listing/{HOST_A}/{DOUBLES}")["connected"] == "Disconnected"
+    write = {
+        "accountId": HOST_A,
+        "listingId": DOUBLES,
+        "operations": [{"dateFrom": day(1), "dateTo": day(1)}],
+    }
+    assert emu.call("PUT", f"{RC}/Inventory", write).status_code == 409
     emu.ctl("POST", "/host/suspend", {"kind": "safety", "accountId": HOST_A})
     assert "may not accept" in book(emu, STUDIO, 120, 2, expect=409)["reason"]
     emu.ctl("POST", "/host/reactivate", {"accountId": HOST_A})

@@ -71,6 +71,8 @@ def decode(model_type: type[ModelT], body: bytes | str, fmt: PayloadFormat) -> M
         first = error.errors(include_url=False)[0]
         if first["type"] in {"json_invalid", "json_type"}:
             raise PayloadError(f"body is not valid JSON: {first['msg']}") from None
+        if not first["loc"] and first["type"].endswith("_type"):  # valid JSON of the wrong shape
+            raise PayloadError(f"body is not a {model_type.__name__}: {first['msg']}") from None
         raise violation_from(error, model_type.__name__) from None
     except (ParsingError, SyntaxError, ValueError) as error:  # lxml's XMLSyntaxError is a SyntaxError
         if isinstance(error, LimitViolation):

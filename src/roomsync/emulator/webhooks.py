@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
-import hmac
 import json
 import logging
 import random
@@ -36,6 +34,7 @@ from typing import Any
 import httpx
 from pydantic import BaseModel
 
+from roomsync.core.webhook_signature import SIGNATURE_HEADER, WEBHOOK_ID_HEADER, sign
 from roomsync.emulator.clock import EmulatorClock
 
 log = logging.getLogger(__name__)
@@ -48,12 +47,6 @@ RETRY_DELAYS: tuple[timedelta, ...] = tuple(
 SYNC_CHECK_TIMEOUT = 3.0
 SYNC_CHECKS = frozenset({"CheckAvailability", "MakeReservation", "UpdateReservation"})
 STRINGIFIED_IN_CHECKS = ("listingId", "nights", "numberOfGuests")
-
-
-def signature_header(secret: str, timestamp: int, body: bytes) -> str:
-    """``t=<timestamp>,v1=<hex HMAC-SHA256 of "<timestamp>.<body>">``."""
-    mac = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256)
-    return f"t={timestamp},v1={mac.hexdigest()}"
 
 
 class DeliveryState(StrEnum):
@@ -228,9 +221,9 @@ class WebhookDispatcher:
             self._changed.set()
 
     def _headers(self, delivery: Delivery) -> dict[str, str]:
-        headers = {"Content-Type": "application/json", "X-Webhook-Id": delivery.id}
+        headers = {"Content-Type": "application/json", WEBHOOK_ID_HEADER: delivery.id}
         if self.secret:
-            headers["X-Webhook-Signature"] = signature_header(self.secret, self.clock.unix(), delivery.body)
+            headers[SIGNATURE_HEADER] = sign(self.secret, self.clock.unix(), delivery.body)
         return headers
 
     async def _post(

@@ -16,6 +16,7 @@ value and the rule.
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from typing import Annotated, Any, ClassVar, TypeVar
 
@@ -175,7 +176,8 @@ def violation_from(error: ValidationError, model: str | None = None) -> LimitVio
     """The first problem of a pydantic ``ValidationError`` as a ``LimitViolation``."""
     first = error.errors(include_url=False)[0]
     field = ".".join(str(part) for part in first["loc"]) or "(body)"
-    rule = first["msg"]
+    # pydantic-xml prefixes "[line N]: " (N is -1 when unknown); the field already says where.
+    rule = re.sub(r"^\[line -?\d+\]: ", "", first["msg"])
     ctx = first.get("ctx") or {}
     if "expected" in ctx:
         rule = f"{rule} (allowed: {ctx['expected']})"
