@@ -98,6 +98,20 @@ class Metrics:
             "roomsync_poll_interval_seconds", "Availability polling interval planned from the budget.",
             ["property"], registry=r,
         )
+        self.staleness_bound = Gauge(
+            "roomsync_staleness_bound_seconds",
+            "Longest a PMS change can wait before it reaches the channel, under the current plan.",
+            ["property"], registry=r,
+        )
+        self.targeted_pushes = Counter(
+            "roomsync_targeted_pushes", "Targeted pushes of webhook-driven occupancy changes, by result.",
+            ["property", "result"], registry=r,
+        )
+        self.targeted_push_changes = Counter(
+            "roomsync_targeted_push_changes",
+            "Occupancy changes reported by the webhook bridge; several collapse into one targeted push.",
+            ["property"], registry=r,
+        )
 
     def metric_names(self) -> set[str]:
         """Every sample name this process can export (for the dashboard test)."""

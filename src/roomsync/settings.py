@@ -169,6 +169,61 @@ class Settings(BaseSettings):
         None, description="Bearer token of the admin API; unset turns the admin API off (never shown)."
     )
 
+    # --- the daemon (roomsync serve) ------------------------------------------------------------
+    serve_host: str = Field(
+        "127.0.0.1", description="Address `roomsync serve` listens on (webhooks, /admin, /metrics, /healthz)."
+    )
+    serve_port: int = Field(8080, ge=1, le=65535, description="Port `roomsync serve` listens on.")
+    admin_url: str | None = Field(
+        None,
+        description="URL of a running daemon for `roomsync status` and `roomsync resync`; unset: the "
+        "daemon's lock file in data_dir says where a local daemon listens.",
+    )
+    time_scale: float = Field(
+        1.0, gt=0, le=1,
+        description="Multiplies every wait of the daemon's schedule (polls, price checks, reconciliation, "
+        "re-push, webhook debounce, jitter); 1 in production, tests compress a day into minutes.",
+    )
+    schedule_jitter_seconds: float = Field(
+        20.0, ge=0,
+        description="Random delay of up to this many seconds before each job's first run and after a "
+        "quota reset, so that the daemons of many properties do not poll at the same second.",
+    )
+    poll_min_seconds: float = Field(
+        60.0, gt=0, description="Shortest availability polling interval, however much budget is left."
+    )
+    poll_max_seconds: float = Field(
+        21_600.0, gt=0, description="Longest availability polling interval while any budget is left."
+    )
+    poll_budget_share: float = Field(
+        0.53, gt=0, le=1,
+        description="Most of a day's quota that availability polling plans to spend, pro rata for the "
+        "time left until the reset; the rest stays for other jobs, guests and other applications.",
+    )
+    price_check_interval_seconds: float = Field(
+        10_800.0, gt=0,
+        description="Seconds between full syncs that also detect PMS price changes and locate closures.",
+    )
+    reconcile_interval_seconds: float = Field(
+        86_400.0, gt=0,
+        description="Seconds between reconciliations, which re-read every channel calendar to find "
+        "changes made there by hand.",
+    )
+    repush_interval_seconds: float = Field(
+        86_400.0, gt=0,
+        description="Seconds between full re-pushes of every connected-channel price (ledger ignored).",
+    )
+    webhook_push_debounce_seconds: float = Field(
+        2.0, ge=0,
+        description="Webhook-driven occupancy changes arriving within this many seconds are pushed to "
+        "the other listings together, in one targeted push per room type.",
+    )
+    shutdown_grace_seconds: float = Field(
+        25.0, gt=0,
+        description="On SIGTERM, longest wait for in-flight syncs and webhook events to finish and be "
+        "recorded before they are cancelled (a second signal exits at once).",
+    )
+
     # --- logging -------------------------------------------------------------------------------
     log_format: LogFormat = Field(LogFormat.TEXT, description="Log lines as text or json.")
     log_level: str = Field("INFO", pattern=r"^(DEBUG|INFO|WARNING|ERROR)$", description="Log level.")
@@ -179,6 +234,13 @@ class Settings(BaseSettings):
         if not value.startswith(("http://", "https://")):
             raise ValueError("must start with http:// or https://")
         return value.rstrip("/")
+
+    @field_validator("admin_url")
+    @classmethod
+    def _admin_http_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return value.rstrip("/") if value is not None else None
 
     @field_validator("database_url")
     @classmethod
@@ -194,6 +256,8 @@ class Settings(BaseSettings):
                 "reserve_availability <= reserve_prices <= reserve_reconcile must hold "
                 "(lower priorities keep more in reserve)"
             )
+        if self.poll_min_seconds > self.poll_max_seconds:
+            raise ValueError("poll_min_seconds must not be larger than poll_max_seconds")
         return self
 
     @property

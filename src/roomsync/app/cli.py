@@ -7,9 +7,13 @@ from pydantic import SecretStr
 
 from roomsync import __version__
 from roomsync.app.cli_support import settings_or_exit
-from roomsync.app.commands import db
+from roomsync.app.commands import db, mappings
+from roomsync.app.commands import status as daemon_aware
+from roomsync.app.commands import sync as sync_commands
 from roomsync.app.commands.budget import budget
+from roomsync.app.commands.demo import demo
 from roomsync.app.commands.emulator import emulator
+from roomsync.app.commands.serve import serve
 
 app = typer.Typer(
     name="roomsync",
@@ -21,6 +25,13 @@ app = typer.Typer(
 app.add_typer(db.app, name="db")
 app.command("emulator")(emulator)
 app.command("budget")(budget)
+app.add_typer(mappings.app, name="mappings")
+app.command("plan")(sync_commands.plan)
+app.command("sync")(sync_commands.sync)
+app.command("resync")(daemon_aware.resync)  # wraps sync_commands.resync: via a running daemon, else directly
+app.command("status")(daemon_aware.status)  # extends sync_commands.status with the daemon's schedule
+app.command("demo")(demo)
+app.command("serve")(serve)
 
 
 @app.command()

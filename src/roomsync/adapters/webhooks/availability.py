@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from roomsync.adapters.client.errors import QuotaExhausted, ServiceError
@@ -64,17 +63,6 @@ def rooms_free_throughout(
     return sorted(free)
 
 
-@dataclass(frozen=True)
-class NightsView:
-    nights: dict[date, ViewNight]
-    note: str | None = None
-    """Why the view could not be refreshed, when it could not."""
-
-    def bookable(self, night: date) -> int | None:
-        found = self.nights.get(night)
-        return None if found is None else found.bookable
-
-
 class AvailabilityService:
     def __init__(
         self,
@@ -94,16 +82,10 @@ class AvailabilityService:
         self._clock = clock
         self._reads: dict[tuple[date, date], asyncio.Task[None]] = {}
 
-    async def nights(self, room_type_id: int, nights: Sequence[date]) -> NightsView:
-        """The view of ``nights``, refreshed first if any of them is too old."""
-        rows = await asyncio.to_thread(self.view.read_nights, self._property_id, room_type_id, nights)
+    def stale_nights(self, rows: dict[date, ViewNight], nights: Sequence[date]) -> list[date]:
+        """The nights of ``nights`` whose view is missing, marked stale or older than the max age."""
         oldest_fresh = self._clock() - self._max_age
-        stale = [n for n in nights if n not in rows or rows[n].stale or rows[n].read_at < oldest_fresh]
-        if not stale:
-            return NightsView(rows)
-        note = await self.refresh(min(stale), max(stale), room_type_id)
-        rows = await asyncio.to_thread(self.view.read_nights, self._property_id, room_type_id, nights)
-        return NightsView(rows, note)
+        return [n for n in nights if n not in rows or rows[n].stale or rows[n].read_at < oldest_fresh]
 
     async def refresh(self, first: date, last: date, room_type_id: int | None = None) -> str | None:
         """Read ``first..last`` from the PMS into the view; None when done, else why not."""

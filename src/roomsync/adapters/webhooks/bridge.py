@@ -55,15 +55,16 @@ from roomsync.settings import Settings
 
 log = logging.getLogger("roomsync.webhooks.bridge")
 
-CREATING, CREATED, CANCELLED = "creating", "created", "cancelled"
+CANCELLED = "cancelled"
+STAGE = {
+    "ReservationAcceptanceConfirmation": 1,
+    "ReservationAlterationConfirmation": 2,
+    "ReservationCancellationConfirmation": 3,
+}
+"""How far along its life an event shows a reservation; breaks ties of equal ``updatedAt``."""
 CENT = Decimal("0.01")
 
-ReservationEvent = (
-    events.ReservationAcceptanceConfirmation
-    | events.ReservationAlterationConfirmation
-    | events.ReservationCancellationConfirmation
-    | events.PayoutNotification
-)
+ReservationEvent = events.ReservationConfirmationEvent | events.PayoutNotification
 
 
 class RetryLater(Exception):
@@ -184,14 +185,16 @@ class ReservationBridge:
         return "; ".join(done)
 
     def _is_stale(self, action: str, reservation: ChannelReservation, prev: ChannelBooking | None) -> bool:
+        """Whether the event shows an older state than the one applied (it is then skipped)."""
         if prev is None or prev.status_type.startswith("pending"):
             return False
         updated = channel_instant(reservation.updated_at)
-        if updated is not None and prev.channel_updated_at is not None:
-            if updated != prev.channel_updated_at:
-                return updated < prev.channel_updated_at
-        # no usable timestamps: an acceptance only ever opens a reservation's story
-        return action == "ReservationAcceptanceConfirmation" and prev.last_action != action
+        known = prev.channel_updated_at
+        if updated is not None and known is not None and updated != known:
+            return updated < known
+        # Same second (or no timestamps): a reservation only moves forward, accepted -> altered ->
+        # cancelled, so an event of an earlier stage than the one applied is the older one.
+        return STAGE.get(action, 0) < STAGE.get(prev.last_action, 0)
 
     async def _converge(
         self,
@@ -239,11 +242,14 @@ class ReservationBridge:
                 reservation, listing, booking, status, total, new_nights, cancelled
             )
         else:
-            if booking.pms_status is None:
+            recovered = booking.pms_status is None
+            if recovered:
                 booking = await self._seed_from_pms(pms_id, booking)
             booking, changed, summary = await self._update(
                 pms_id, listing, booking, status, total, new_nights, cancelled, reservation
             )
+            if recovered and not cancelled:
+                changed |= new_nights  # whether the attempt that created it pushed them is unknown
         pending = changed | _nights_of(booking.unpushed_nights)
         booking = replace(booking, unpushed_nights=_nights_text(pending))
         await asyncio.to_thread(self.records.save_booking, booking)
@@ -344,11 +350,18 @@ class ReservationBridge:
                 self._clock(),
             )
             room = await self._free_room(listing, nights)
-        customer = Customer(
-            last_name=(reservation.guest_last_name or "Guest")[:100],
-            first_name=(reservation.guest_first_name or None) and reservation.guest_first_name[:100],
-            email=(reservation.guest_email or None) and reservation.guest_email[:50],
-            phone=reservation.guest_phone_numbers[0][:50] if reservation.guest_phone_numbers else None,
+        guests = reservation.guest_details
+        customer = Customer.model_validate(
+            {
+                "last_name": (reservation.guest_last_name or "Guest")[:100],
+                "first_name": reservation.guest_first_name[:100] or None,
+                "email": reservation.guest_email[:50] or None,
+                "phone": reservation.guest_phone_numbers[0][:50] if reservation.guest_phone_numbers else None,
+                "notes": (
+                    f"{code}: {guests.adults} adults, {guests.children} children, {guests.infants} infants "
+                    f"(channel guest {reservation.guest_id})"
+                )[:250],
+            }
         )
         created = await self._client.create_reservation(
             ReservationCreateRequest(
@@ -441,6 +454,10 @@ class ReservationBridge:
                 room = await self._free_room(listing, nights, keep=room, added=added if room else None)
             changes.update(date_from=date_from, date_to=date_to, room_id=room)
         if not changes:
+            if not cancelled:  # holds an attempt placed before it died are settled all the same
+                await asyncio.to_thread(
+                    self.view.settle_holds, self._property_id, code, nights, self._clock()
+                )
             return booking, set(), f"PMS reservation {pms_id} already shows {code} as it is"
         if cancelled:
             changes["cancellation_fee_booking_agency"] = _amount(

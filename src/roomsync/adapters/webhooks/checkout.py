@@ -8,6 +8,12 @@ guests asking for the last room get one yes and one no. ``UpdateReservation`` ch
 availability only, as document 01 says, with the reservation's own current nights counted as
 available to it. Every answer is recorded with its reason (``checkout_answer``); the channel
 only ever hears ``succeed`` true or false, ``failure_code`` staying null.
+
+Why one trip: the usual check finds its view fresh, and then storing the event, looking up the
+listing, its state and the view, holding the room and recording the answer happen in ONE call off
+the event loop. Each extra hop between the loop and a worker thread costs a GIL hand-off, which
+under load is what dominates the answer time, not the database. Only a check that needs a PMS read
+makes a second trip, after the read.
 """
 
 from __future__ import annotations
@@ -17,18 +23,21 @@ import logging
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from roomsync.adapters.store.availability_view import SqlAvailabilityView
+from roomsync.adapters.store.availability_view import SqlAvailabilityView, ViewNight
 from roomsync.adapters.store.webhook_records import CheckoutAnswer, SqlWebhookRecords
-from roomsync.adapters.webhooks.availability import AvailabilityService, NightsView
+from roomsync.adapters.webhooks.availability import AvailabilityService
 from roomsync.adapters.webhooks.keys import stay_nights
 from roomsync.adapters.webhooks.mapping_index import CachedMapping
 from roomsync.adapters.webhooks.protocols import Clock
 from roomsync.core.api import webhooks as events
 from roomsync.core.mapping import ListingMapping
-from roomsync.core.ports import ListingStateStore
+from roomsync.core.ports import AcceptedDelivery, ListingStateStore, NewDelivery, WebhookInbox
 from roomsync.core.sync.desired import api_weekday
 
 log = logging.getLogger("roomsync.webhooks.checkout")
+
+CALENDAR_DAYS = 730
+"""The channel calendar covers today up to 730 days ahead (03-conventions): no stay reaches further."""
 
 GuestCheck = events.CheckAvailability | events.MakeReservation | events.UpdateReservation
 
@@ -39,10 +48,26 @@ class Verdict:
     reason: str
 
 
+@dataclass(frozen=True)
+class Answered:
+    delivery: AcceptedDelivery
+    verdict: Verdict
+
+
+@dataclass(frozen=True)
+class _NeedsRead:
+    """The decision waits for a PMS read of ``first..last`` for ``room_type_id``."""
+
+    room_type_id: int
+    first: date
+    last: date
+
+
 class CheckoutDesk:
     def __init__(
         self,
         property_id: str,
+        inbox: WebhookInbox,
         mapping: CachedMapping,
         listing_states: ListingStateStore,
         availability: AvailabilityService,
@@ -51,6 +76,7 @@ class CheckoutDesk:
         clock: Clock,
     ) -> None:
         self._property_id = property_id
+        self._inbox = inbox
         self._mapping = mapping
         self._states = listing_states
         self._availability = availability
@@ -58,8 +84,12 @@ class CheckoutDesk:
         self._records = records
         self._clock = clock
 
-    async def answer(self, event: GuestCheck, inbox_id: int | None = None) -> Verdict:
-        verdict = await self._decide(event)
+    async def receive(self, event: GuestCheck, delivery: NewDelivery) -> Answered:
+        """Store the check in the inbox, then answer it (the module docstring says how)."""
+        accepted, decided = await asyncio.to_thread(self._first_trip, event, delivery)
+        if isinstance(decided, _NeedsRead):
+            note = await self._availability.refresh(decided.first, decided.last, decided.room_type_id)
+            decided = await asyncio.to_thread(self._second_trip, event, accepted, note)
         code = None if isinstance(event, events.CheckAvailability) else event.confirmation_code
         log.info(
             "%s listing %s %s +%d night(s)%s: %s (%s)",
@@ -68,56 +98,88 @@ class CheckoutDesk:
             event.start_date,
             event.nights,
             f" {code}" if code else "",
-            "yes" if verdict.succeed else "no",
-            verdict.reason,
+            "yes" if decided.succeed else "no",
+            decided.reason,
         )
-        answer = CheckoutAnswer(
-            property_id=self._property_id,
-            action=event.action,
-            listing_id=str(event.listing_id),
-            start_date=event.start_date,
-            nights=event.nights,
-            succeed=verdict.succeed,
-            reason=verdict.reason,
-            answered_at=self._clock(),
-            confirmation_code=code,
-            inbox_id=inbox_id,
-        )
-        await asyncio.to_thread(self._records.record_answer, answer)
-        return verdict
+        return Answered(accepted, decided)
 
-    async def _decide(self, event: GuestCheck) -> Verdict:
+    # --- the two trips off the event loop -------------------------------------------------------
+
+    def _first_trip(
+        self, event: GuestCheck, delivery: NewDelivery
+    ) -> tuple[AcceptedDelivery, Verdict | _NeedsRead]:
+        accepted = self._inbox.accept_delivery(delivery)
+        decided = self._decide(event, note=None, may_wait=True)
+        if isinstance(decided, Verdict):
+            self._record(event, decided, accepted.id)
+        return accepted, decided
+
+    def _second_trip(self, event: GuestCheck, accepted: AcceptedDelivery, note: str | None) -> Verdict:
+        decided = self._decide(event, note=note, may_wait=False)
+        assert isinstance(decided, Verdict)
+        self._record(event, decided, accepted.id)
+        return decided
+
+    def _record(self, event: GuestCheck, verdict: Verdict, inbox_id: int) -> None:
+        self._records.record_answer(
+            CheckoutAnswer(
+                property_id=self._property_id,
+                action=event.action,
+                listing_id=str(event.listing_id),
+                start_date=event.start_date,
+                nights=event.nights,
+                succeed=verdict.succeed,
+                reason=verdict.reason,
+                answered_at=self._clock(),
+                confirmation_code=None
+                if isinstance(event, events.CheckAvailability)
+                else event.confirmation_code,
+                inbox_id=inbox_id,
+            )
+        )
+
+    # --- the decision (runs off the event loop: it reads and writes the store) -----------------
+
+    def _decide(self, event: GuestCheck, note: str | None, may_wait: bool) -> Verdict | _NeedsRead:
         if event.nights < 1:
             return Verdict(False, f"a stay is at least one night, got nights={event.nights}")
-        index = await asyncio.to_thread(self._mapping.current)
+        today = self._clock().date()
+        if event.nights > CALENDAR_DAYS or event.start_date > today + timedelta(days=CALENDAR_DAYS):
+            return Verdict(False, f"the stay lies beyond the channel calendar ({CALENDAR_DAYS} days ahead)")
+        index = self._mapping.current()
         listing = index.listing(event.listing_id)
         if listing is None:
             return Verdict(False, f"listing {event.listing_id} is not in the mapping")
-        state = await asyncio.to_thread(self._states.get_listing_state, index.key(listing))
+        state = self._states.get_listing_state(index.key(listing))
         if state.paused:
             return Verdict(False, f"listing {listing.listing_id} is paused: {state.pause_reason}")
-        today = self._clock().date()
         if event.start_date < today:
             return Verdict(False, f"the stay starts on {event.start_date}, before today {today}")
         nights = stay_nights(event.start_date, event.nights)
         if isinstance(event, events.UpdateReservation):
-            return await self._alteration(event, listing, nights)
-        broken = _broken_restriction(listing, event.start_date, event.nights)
-        if broken:
-            return Verdict(False, broken)
-        view = await self._availability.nights(listing.room_type_id, nights)
-        short = _first_short_night(view, nights, listing.room_type_id)
+            needed = [n for n in nights if n not in self._own_nights(event.confirmation_code, listing)]
+            if not needed:
+                return Verdict(True, "the new stay lies within the reservation's own nights")
+        else:
+            if isinstance(event, events.MakeReservation) and self._view.holds_of(
+                self._property_id, event.confirmation_code
+            ):
+                return Verdict(True, f"{event.confirmation_code} already holds its room")
+            broken = _broken_restriction(listing, event.start_date, event.nights)
+            if broken:
+                return Verdict(False, broken)
+            needed = nights
+        rows = self._view.read_nights(self._property_id, listing.room_type_id, needed)
+        stale = self._availability.stale_nights(rows, needed)
+        if stale and may_wait:
+            return _NeedsRead(listing.room_type_id, stale[0], stale[-1])
+        short = _first_short_night(rows, needed, listing.room_type_id, note)
         if short:
             return Verdict(False, short)
-        if isinstance(event, events.CheckAvailability):
-            return Verdict(True, f"a room of type {listing.room_type_id} is free on every night")
-        outcome = await asyncio.to_thread(
-            self._view.try_hold,
-            self._property_id,
-            event.confirmation_code,
-            listing.room_type_id,
-            nights,
-            self._clock(),
+        if not isinstance(event, events.MakeReservation):
+            return Verdict(True, f"a room of type {listing.room_type_id} is free on every night asked for")
+        outcome = self._view.try_hold(
+            self._property_id, event.confirmation_code, listing.room_type_id, nights, self._clock()
         )
         if outcome.already:
             return Verdict(True, f"{event.confirmation_code} already holds its room")
@@ -128,33 +190,28 @@ class CheckoutDesk:
             )
         return Verdict(True, f"held a room of type {listing.room_type_id} for {event.confirmation_code}")
 
-    async def _alteration(
-        self, event: events.UpdateReservation, listing: ListingMapping, nights: list[date]
-    ) -> Verdict:
-        own = await asyncio.to_thread(self._view.holds_of, self._property_id, event.confirmation_code)
-        own_nights = {night for night, room_type in own.items() if room_type == listing.room_type_id}
-        booking = await asyncio.to_thread(
-            self._records.get_booking, self._property_id, event.confirmation_code
-        )
+    def _own_nights(self, confirmation_code: str, listing: ListingMapping) -> set[date]:
+        """The nights the reservation holds now: its holds, and its stay as last applied."""
+        own = {
+            n
+            for n, t in self._view.holds_of(self._property_id, confirmation_code).items()
+            if t == listing.room_type_id
+        }
+        booking = self._records.get_booking(self._property_id, confirmation_code)
         if booking is not None and booking.listing_id == listing.listing_id:
-            own_nights.update(stay_nights(booking.start_date, booking.nights))
-        added = [night for night in nights if night not in own_nights]
-        if not added:
-            return Verdict(True, "the new stay lies within the reservation's own nights")
-        view = await self._availability.nights(listing.room_type_id, added)
-        short = _first_short_night(view, added, listing.room_type_id)
-        if short:
-            return Verdict(False, short)
-        return Verdict(True, f"a room of type {listing.room_type_id} is free on every added night")
+            own.update(stay_nights(booking.start_date, booking.nights))
+        return own
 
 
-def _first_short_night(view: NightsView, nights: list[date], room_type_id: int) -> str | None:
+def _first_short_night(
+    rows: dict[date, ViewNight], nights: list[date], room_type_id: int, note: str | None
+) -> str | None:
     for night in nights:
-        bookable = view.bookable(night)
-        if bookable is None:
-            why = f" ({view.note})" if view.note else ""
+        found = rows.get(night)
+        if found is None:
+            why = f" ({note})" if note else ""
             return f"roomsync has no PMS availability of {night} for room type {room_type_id}{why}"
-        if bookable < 1:
+        if found.bookable < 1:
             return f"no room of type {room_type_id} is left on {night}"
     return None
 

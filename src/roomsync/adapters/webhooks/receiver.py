@@ -37,7 +37,7 @@ from roomsync.adapters.store.availability_view import SqlAvailabilityView
 from roomsync.adapters.store.webhook_records import SqlWebhookRecords
 from roomsync.adapters.webhooks.auth import WebhookAuth
 from roomsync.adapters.webhooks.availability import AvailabilityService
-from roomsync.adapters.webhooks.checkout import CheckoutDesk, GuestCheck
+from roomsync.adapters.webhooks.checkout import CheckoutDesk
 from roomsync.adapters.webhooks.keys import content_key, ordering_key, stored_text
 from roomsync.adapters.webhooks.mapping_index import CachedMapping
 from roomsync.adapters.webhooks.protocols import Clock, PmsClient
@@ -114,6 +114,7 @@ class WebhookReceiver:
         )
         self.desk = CheckoutDesk(
             self.property_id,
+            store.inbox,
             self.mapping,
             store.listing_states,
             self.availability,
@@ -188,6 +189,12 @@ class WebhookReceiver:
             event = events.parse_webhook(body)
         except PayloadError as error:
             raise _Refused(400, str(error), dead_letter=True) from None
+        except (RecursionError, ValueError, TypeError, OverflowError) as error:
+            # The parser choking on what it was given (JSON nested past Python's recursion limit,
+            # say) is still the body's fault: a 400, not a retry.
+            raise _Refused(
+                400, f"the body cannot be read ({type(error).__name__}: {error})"[:500], dead_letter=True
+            ) from None
         delivery = NewDelivery(
             property_id=self.property_id,
             action=event.action,
@@ -197,20 +204,20 @@ class WebhookReceiver:
             webhook_id=webhook_id,
             reservation_key=ordering_key(event),
         )
-        accepted = await asyncio.to_thread(self.store.inbox.accept_delivery, delivery)
-        if not accepted.duplicate and self.on_stored is not None:
-            self.on_stored()
         if isinstance(event, GUEST_CHECKS):
-            verdict = await self.desk.answer(self._check(event), accepted.id)
-            self.metrics.webhooks.labels(event.action, "succeed" if verdict.succeed else "declined").inc()
-            return _reply(verdict.succeed)
+            answered = await self.desk.receive(event, delivery)
+            self._stored(answered.delivery.duplicate)
+            result = "succeed" if answered.verdict.succeed else "declined"
+            self.metrics.webhooks.labels(event.action, result).inc()
+            return _reply(answered.verdict.succeed)
+        accepted = await asyncio.to_thread(self.store.inbox.accept_delivery, delivery)
+        self._stored(accepted.duplicate)
         self.metrics.webhooks.labels(event.action, "duplicate" if accepted.duplicate else "stored").inc()
         return _reply(True)
 
-    @staticmethod
-    def _check(event: events.WebhookPayload) -> GuestCheck:
-        assert isinstance(event, GUEST_CHECKS)
-        return event
+    def _stored(self, duplicate: bool) -> None:
+        if not duplicate and self.on_stored is not None:
+            self.on_stored()
 
     async def _dead_letter(self, reason: str, body: bytes, headers: Mapping[str, str], at: datetime) -> None:
         try:

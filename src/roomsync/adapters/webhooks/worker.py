@@ -37,10 +37,20 @@ log = logging.getLogger("roomsync.webhooks.worker")
 BATCH_SIZE = 20
 IDLE_POLL_SECONDS = 1.0
 """Longest sleep while idle: retries that became due are claimed at least this often."""
+UPKEEP_SECONDS = 1.0
+"""How often stale claims are taken over and the backlog gauges refreshed."""
 HOUSEKEEPING_SECONDS = 60.0
+WAKE_GATHER_SECONDS = 0.05
+"""After a wake-up, how long a burst of deliveries may gather before it is claimed."""
 
 RECORDED_ONLY = (events.SpecialOfferEvent, events.ReviewEvent)
 ANSWERED_AT_CHECKOUT = (events.CheckAvailability, events.MakeReservation, events.UpdateReservation)
+NOTHING_TO_APPLY = frozenset(
+    action
+    for action, model in events.EVENT_TYPES.items()
+    if issubclass(model, (*RECORDED_ONLY, *ANSWERED_AT_CHECKOUT))
+)
+"""Actions whose effect happened when they were received (guest checks) or that are only kept."""
 LISTING_EVENTS = (
     events.ListingsUnlinked,
     events.AuthorizationRevoked,
@@ -79,6 +89,7 @@ class InboxWorker:
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._last_housekeeping: datetime | None = None
+        self._last_upkeep: datetime | None = None
 
     # --- running ------------------------------------------------------------------------------
 
@@ -92,9 +103,12 @@ class InboxWorker:
         self._loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
         stop = stop or asyncio.Event()
+        force_upkeep = True
         while not stop.is_set():
             self._wake.clear()
             try:
+                await self._upkeep(force=force_upkeep)
+                force_upkeep = False
                 handled = await self.run_once()
             except Exception:  # the store is down, say: keep the worker alive and try again
                 log.exception("the webhook worker failed to claim events; trying again")
@@ -110,24 +124,32 @@ class InboxWorker:
                 pending.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await pending
+            if waiting.done() and not waiting.cancelled():
+                # woken by a delivery: let a burst gather, so it is claimed in batches, not one by one
+                await asyncio.sleep(WAKE_GATHER_SECONDS)
 
     async def run_once(self) -> int:
-        """Take over dead workers' claims, then claim and process one batch; returns its size."""
-        now = self._clock()
-        inbox = self._store.inbox
-        stale_before = now - timedelta(seconds=self._settings.webhook_claim_timeout_seconds)
-        released = await asyncio.to_thread(inbox.release_stale, self._property_id, stale_before)
-        if released:
-            log.warning("took over %d webhook event(s) a worker claimed and never finished", released)
-        await self._housekeeping(now)
-        batch = await asyncio.to_thread(inbox.claim_batch, self._property_id, self._batch_size, now)
+        """Claim and process one batch; returns its size."""
+        batch = await asyncio.to_thread(
+            self._store.inbox.claim_batch, self._property_id, self._batch_size, self._clock()
+        )
+        simple = [item for item in batch if item.action in NOTHING_TO_APPLY]
+        if simple:  # already answered or only recorded: marked done in one trip
+            await asyncio.to_thread(self._mark_all_done, simple)
+            for item in simple:
+                self._metrics.webhooks.labels(item.action, "applied").inc()
         for item in batch:
-            await self.process(item)
-        await self._update_gauges()
+            if item.action not in NOTHING_TO_APPLY:
+                await self.process(item)
         return len(batch)
+
+    def _mark_all_done(self, items: list[InboxItem]) -> None:
+        for item in items:
+            self._store.inbox.mark_done(self._property_id, item.id, self._clock())
 
     async def drain(self, max_batches: int = 1000) -> int:
         """Process until nothing is claimable now; returns how many events were handled."""
+        await self._upkeep(force=True)
         total = 0
         for _ in range(max_batches):
             handled = await self.run_once()
@@ -205,13 +227,30 @@ class InboxWorker:
 
     # --- upkeep -------------------------------------------------------------------------------
 
-    async def _housekeeping(self, now: datetime) -> None:
+    async def _upkeep(self, *, force: bool = False) -> None:
+        """Take over dead workers' claims and refresh the gauges (every ``UPKEEP_SECONDS``), and
+        release forgotten holds (every ``HOUSEKEEPING_SECONDS``)."""
+        now = self._clock()
         if (
-            self._last_housekeeping is not None
-            and (now - self._last_housekeeping).total_seconds() < HOUSEKEEPING_SECONDS
+            not force
+            and self._last_upkeep is not None
+            and (now - self._last_upkeep).total_seconds() < UPKEEP_SECONDS
         ):
             return
-        self._last_housekeeping = now
+        self._last_upkeep = now
+        stale_before = now - timedelta(seconds=self._settings.webhook_claim_timeout_seconds)
+        released = await asyncio.to_thread(self._store.inbox.release_stale, self._property_id, stale_before)
+        if released:
+            log.warning("took over %d webhook event(s) a worker claimed and never finished", released)
+        await self._update_gauges()
+        if (
+            self._last_housekeeping is None
+            or (now - self._last_housekeeping).total_seconds() >= HOUSEKEEPING_SECONDS
+        ):
+            self._last_housekeeping = now
+            await self._housekeeping(now)
+
+    async def _housekeeping(self, now: datetime) -> None:
         expired = await asyncio.to_thread(
             self._view.expire_holds,
             self._property_id,

@@ -1,0 +1,100 @@
+"""``roomsync mappings load FILE | suggest``: the room-type-to-listing mapping of the property."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from pathlib import Path
+
+import typer
+
+from roomsync.adapters.client import ServiceClient, ServiceError
+from roomsync.adapters.store import display_url, open_store
+from roomsync.app.cli_support import EXIT_FAILURE, fail, settings_or_exit
+from roomsync.app.commands.sync import engine_errors
+from roomsync.app.sync.mapping_io import (
+    check_currency,
+    parse_mapping_toml,
+    read_for_suggestion,
+    read_pms_currency,
+    render_toml,
+    suggest,
+)
+from roomsync.core.mapping import MappingError
+
+app = typer.Typer(help="The mapping of PMS room types to channel listings.", no_args_is_help=True)
+
+
+@app.command("load")
+def load(file: Path = typer.Argument(..., help="The TOML mapping (config/mapping.example.toml).")) -> None:
+    """Validate FILE, check its currency against the PMS (one request) and make it the mapping."""
+    settings = settings_or_exit()
+    try:
+        text = file.read_text()
+    except OSError as error:
+        raise fail(f"{file}: {error.strerror or error}") from None
+    try:
+        mapping = parse_mapping_toml(text, str(file))
+    except MappingError as error:
+        raise fail(str(error)) from None
+
+    async def go() -> str:
+        store = open_store(settings)
+        try:
+            client = ServiceClient(settings, budget_store=store.budget, token_store=store.tokens)
+            try:
+                currency = await read_pms_currency(client, datetime.now(UTC).date())
+            finally:
+                await client.aclose()
+            check_currency(mapping, currency, str(file))
+            store.mappings.replace_mapping(settings.effective_property_id, mapping)
+            return currency
+        finally:
+            store.close()
+
+    with engine_errors(settings):
+        try:
+            currency = asyncio.run(go())
+        except MappingError as error:
+            raise fail(str(error)) from None
+        except ServiceError as error:
+            raise fail(f"cannot read the PMS currency: {error}", EXIT_FAILURE) from None
+    typer.echo(
+        f"loaded {len(mapping.listings)} listings and {len(mapping.connected)} connected room types "
+        f"(currency {currency}) into {display_url(settings.effective_database_url)} "
+        f"for property {settings.effective_property_id}"
+    )
+
+
+@app.command("suggest")
+def suggest_command(
+    currency: str | None = typer.Option(None, help="The PMS currency to write (default: a placeholder)."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write the TOML here instead of stdout."),
+) -> None:
+    """Print a starting mapping: listings matched to room types by name (two requests)."""
+    settings = settings_or_exit()
+    if currency is not None and (len(currency) != 3 or not currency.isalpha()):
+        raise fail(f"--currency {currency!r}: a three-letter code such as EUR")
+
+    async def go() -> str:
+        store = open_store(settings)
+        try:
+            client = ServiceClient(settings, budget_store=store.budget, token_store=store.tokens)
+            try:
+                listings, room_types = await read_for_suggestion(client)
+            finally:
+                await client.aclose()
+        finally:
+            store.close()
+        return render_toml(suggest(listings, room_types), room_types, currency.upper() if currency else None)
+
+    with engine_errors(settings):
+        try:
+            text = asyncio.run(go())
+        except ServiceError as error:
+            raise fail(f"cannot read the listings and rooms: {error}", EXIT_FAILURE) from None
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        output.write_text(text)
+        typer.echo(f"wrote {output}")

@@ -1,0 +1,32 @@
+"""``roomsync serve``: the daemon (schedule, webhooks, admin API, metrics) in one process."""
+
+from __future__ import annotations
+
+import typer
+
+from roomsync.app.cli_support import EXIT_FAILURE, fail, settings_or_exit
+from roomsync.app.daemon import StartupError
+from roomsync.app.daemon.process import run
+from roomsync.app.logs import configure_logging
+
+
+def serve(
+    host: str | None = typer.Option(None, help="Address to listen on (default: the serve_host setting)."),
+    port: int | None = typer.Option(
+        None, min=1, max=65535, help="Port to listen on (default: the serve_port setting)."
+    ),
+    migrate: bool = typer.Option(
+        False, "--migrate", help="Migrate the database to the newest schema first, instead of refusing."
+    ),
+) -> None:
+    """Run the daemon: budget-aware polling, webhooks, admin API, /metrics (SIGTERM stops it).
+
+    One process: availability polling planned against the daily quota, price checks,
+    reconciliation and re-pushes on their cadence, the webhook receiver and worker, the admin API
+    under /admin, /metrics, /healthz and /readyz."""
+    settings = settings_or_exit()
+    configure_logging(settings)
+    try:
+        run(settings, host or settings.serve_host, port or settings.serve_port, migrate=migrate)
+    except StartupError as error:
+        raise fail(str(error), EXIT_FAILURE) from None

@@ -1,0 +1,220 @@
+"""``roomsync status`` and ``roomsync resync``, whether or not a daemon is running.
+
+With a daemon running for the property (``admin_url`` answers, or the property's lock file is
+held), ``status`` shows the daemon's own status (its planned poll interval, the next run of each
+job, each job's health) and ``resync`` asks the daemon to run it, through the admin API: two
+writers of one listing would race, so the command never writes beside a daemon. Without a daemon
+both run directly (the sync engine's commands of ``roomsync.app.commands.sync``), the resync
+holding the property's lock so that a daemon starting meanwhile waits for it.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, date, datetime
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from roomsync.adapters.store import open_store
+from roomsync.app.cli_support import EXIT_FAILURE, fail, settings_or_exit
+from roomsync.app.commands import sync as sync_commands
+from roomsync.app.daemon.lock import DaemonAlreadyRunning, DaemonLock
+from roomsync.app.daemon.remote import AdminClient, AdminUnavailable, find_daemon
+from roomsync.app.daemon.status import PropertyStatus, ScheduleStatus, collect_status
+from roomsync.settings import Settings
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None or not math.isfinite(seconds):
+        return "-"
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _when(moment: datetime | None) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S") if moment else "-"
+
+
+def schedule_table(schedule: ScheduleStatus) -> Table:
+    state = "running" if schedule.daemon_running else "not running (what a daemon would plan now)"
+    table = Table(title=f"Schedule: daemon {state}")
+    table.add_column("job")
+    table.add_column("every", justify="right")
+    table.add_column("next run (UTC)")
+    table.add_column("last run (UTC)")
+    table.add_column("last result")
+    table.add_column("health")
+    if not schedule.jobs:
+        table.add_row("poll", _duration(schedule.poll_interval_seconds), "-", "-", "-", "-")
+    for job in schedule.jobs:
+        table.add_row(
+            job.kind,
+            _duration(job.every_seconds),
+            _when(job.next_run_at),
+            _when(job.last_run_at),
+            job.last_result or "-",
+            "ok" if job.healthy else f"failing: {job.last_error or job.last_result or '?'}"[:80],
+        )
+    scale = f"; time_scale {schedule.time_scale:g}" if schedule.time_scale != 1 else ""
+    table.caption = (
+        f"poll every {_duration(schedule.poll_interval_seconds)}, a PMS change reaches the channel within "
+        f"{_duration(schedule.staleness_bound_seconds)}; quota resets in "
+        f"{_duration(schedule.seconds_to_reset)}{scale}\n{schedule.explanation}"
+    )
+    return table
+
+
+def listings_table(status: PropertyStatus) -> Table:
+    table = Table(title=f"Listings of {status.property_id}")
+    for column in ("listing", "room type", "kind", "state", "last sync (UTC)", "result", "drift days"):
+        table.add_column(column)
+    for row in status.listings:
+        state = f"paused: {row.pause_reason or 'paused'}" if row.paused else (row.sync_category or "-")
+        table.add_row(
+            f"{row.account_id}/{row.listing_id}" + ("" if row.mapped else " (not mapped)"),
+            str(row.room_type_id) if row.room_type_id is not None else "-",
+            row.kind or "-",
+            state,
+            _when(row.last_synced_at),
+            (row.last_sync_result or "-")[:60],
+            "-" if row.drift_days is None else str(row.drift_days),
+        )
+    return table
+
+
+def budget_and_inbox(status: PropertyStatus) -> Table:
+    budget, inbox = status.budget, status.inbox
+    table = Table(title="Budget and webhooks")
+    table.add_column("")
+    table.add_column("", justify="right")
+    table.add_row("quota", str(budget.quota))
+    table.add_row("used (roomsync / server)", f"{budget.used} ({budget.used_local} / {budget.used_server})")
+    table.add_row("remaining", str(budget.remaining))
+    table.add_row("resets at (UTC)", _when(budget.resets_at))
+    for priority, reserved in budget.reserved.items():
+        table.add_row(f"kept back from {priority}", str(reserved))
+    table.add_row("webhook backlog", f"{inbox.backlog} (oldest {_duration(inbox.oldest_age_seconds)})")
+    table.add_row("webhook events failed", str(inbox.failed))
+    table.add_row("dead letters", str(inbox.dead_letters))
+    return table
+
+
+def print_status(console: Console, status: PropertyStatus) -> None:
+    console.print(f"property {status.property_id} at {_when(status.generated_at)} UTC", highlight=False)
+    if not status.mapping_loaded:
+        console.print("no mapping loaded: `roomsync mappings suggest`, then `roomsync mappings load FILE`")
+    console.print(listings_table(status))
+    console.print(schedule_table(status.schedule))
+    console.print(budget_and_inbox(status))
+
+
+def _local_schedule(settings: Settings) -> ScheduleStatus | None:
+    try:
+        store = open_store(settings)
+    except Exception:  # the sync commands' status has already said what is wrong with the database
+        return None
+    try:
+        return collect_status(store, settings, datetime.now(UTC)).schedule
+    finally:
+        store.close()
+
+
+def status(
+    property_id: str | None = typer.Option(
+        None, "--property", help="Property to show (default: the settings' property)."
+    ),
+) -> None:
+    """Status of every listing, the schedule, the budget and the webhooks (spends no request).
+
+    Asks the running daemon when there is one (its admin API), else reads the database."""
+    overrides = {"property_id": property_id} if property_id else {}
+    settings = settings_or_exit(**overrides)
+    console = Console()
+    daemon = find_daemon(settings)
+    if daemon is not None:
+        try:
+            with AdminClient(settings, daemon, timeout=30.0) as admin:
+                print_status(console, PropertyStatus.model_validate(admin.status()))
+            return
+        except AdminUnavailable as why:
+            console.print(f"{why}; showing what the database holds", highlight=False)
+    sync_commands.status(property_id)
+    schedule = _local_schedule(settings)
+    if schedule is not None:
+        console.print(schedule_table(schedule))
+
+
+def _check_date(name: str, value: str | None) -> None:
+    if value is not None:
+        try:
+            date.fromisoformat(value)
+        except ValueError:
+            raise fail(f"{name} {value!r}: write the date as YYYY-MM-DD") from None
+
+
+def _print_remote_resync(console: Console, result: dict[str, Any]) -> None:
+    table = Table(title=f"Resync through the daemon: run {result.get('run_id')}, {result['result']}")
+    for column in ("listing", "status", "operations", "drift days", "reason"):
+        table.add_column(column)
+    for row in result["listings"]:
+        table.add_row(
+            row["listing"], row["status"], str(row["operations"]), str(row["drift_days"]), row["reason"] or ""
+        )
+    table.caption = (
+        f"{result['requests']} request(s), {result['operations']} operation(s), "
+        f"{result['price_elements']} connected price element(s)"
+    )
+    console.print(table)
+    if result.get("error"):
+        console.print(f"error: {result['error']}", highlight=False)
+
+
+def resync(
+    listing: list[str] = typer.Option(
+        [], "--listing", help="ACCOUNT/LISTING to resync (repeatable); default every mapped listing."
+    ),
+    date_from: str | None = typer.Option(None, "--from", help="First date (YYYY-MM-DD); default today."),
+    date_to: str | None = typer.Option(
+        None, "--to", help="Last date (YYYY-MM-DD); default the horizon's end."
+    ),
+) -> None:
+    """Ignore the ledger: re-read the channel calendar and push the whole difference.
+
+    Through the running daemon's admin API when a daemon runs for the property, else directly."""
+    settings = settings_or_exit()
+    for value in listing:
+        account, _, listing_id = value.partition("/")
+        if not account or not listing_id:
+            raise fail(f"--listing {value!r}: write it as ACCOUNT/LISTING, e.g. 2001/41000001")
+    _check_date("--from", date_from)
+    _check_date("--to", date_to)
+    console = Console()
+    daemon = find_daemon(settings)
+    if daemon is None:
+        lock = DaemonLock(settings)
+        try:
+            lock.acquire(None, role="resync")
+        except DaemonAlreadyRunning:
+            daemon = find_daemon(settings)  # one started meanwhile: ask it instead
+        else:
+            try:
+                sync_commands.resync(listing, date_from, date_to)
+            finally:
+                lock.release()
+            return
+    assert daemon is not None
+    try:
+        with AdminClient(settings, daemon) as admin:
+            console.print(f"a daemon runs for this property: asking it at {admin.url}", highlight=False)
+            result = admin.resync(listing, date_from, date_to)
+    except AdminUnavailable as why:
+        raise fail(str(why), EXIT_FAILURE) from None
+    _print_remote_resync(console, result)
+    if result["result"] in ("failed", "no_budget"):
+        raise typer.Exit(EXIT_FAILURE)

@@ -1,0 +1,106 @@
+"""Wiring the daemon's parts to the metrics of :mod:`roomsync.metrics`.
+
+* :class:`RequestMeter` is the clients' request hook: every HTTP request counted by operation and
+  status, its latency observed, and authentication failures noticed (for the metric and readyz).
+* :func:`refresh_gauges` sets the gauges that describe stored state (budget, dead letters, inbox),
+  from the store, before each scrape and after each job; it sends no request.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from roomsync.adapters.client import RequestRecord
+from roomsync.adapters.store import Store
+from roomsync.adapters.store.webhook_records import SqlWebhookRecords
+from roomsync.core.budget import BudgetSnapshot, Reserves
+from roomsync.core.catalog.types import Priority
+from roomsync.core.ports import InboxStatus
+from roomsync.metrics import Metrics
+
+AUTH_STATUSES = frozenset({401, 403})
+
+
+@dataclass
+class AuthState:
+    """Whether the service accepts roomsync's credentials, as the last requests showed."""
+
+    failing: bool = False
+    last_failure: str | None = None
+    last_checked: datetime | None = None
+
+
+@dataclass
+class RequestMeter:
+    """The request hook shared by every client of the daemon (thread-safe, never raises)."""
+
+    metrics: Metrics
+    property_id: str
+    auth: AuthState = field(default_factory=AuthState)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __call__(self, record: RequestRecord) -> None:
+        status = "error" if record.status is None else str(record.status)
+        self.metrics.requests.labels(record.operation, status).inc()
+        self.metrics.request_seconds.labels(record.operation).observe(record.seconds)
+        if record.status is None:
+            return
+        refused_token = record.operation == "request_token" and record.status in (400, 401)
+        with self._lock:
+            if refused_token or record.status in AUTH_STATUSES:
+                self.metrics.auth_failures.labels(self.property_id).inc()
+                self.auth.failing = True
+                self.auth.last_failure = f"{record.operation} answered {record.status}"
+            elif 200 <= record.status < 300:
+                self.auth.failing = False
+
+
+@dataclass
+class GaugeState:
+    """What the gauges need to remember between refreshes (refusal counters only go up)."""
+
+    refused_seen: dict[Priority, int] = field(default_factory=dict)
+    day: object = None
+
+
+def set_budget_gauges(
+    metrics: Metrics, state: GaugeState, snapshot: BudgetSnapshot, reserves: Reserves
+) -> None:
+    pid = snapshot.property_id
+    metrics.budget_used.labels(pid).set(snapshot.used)
+    metrics.budget_remaining.labels(pid).set(snapshot.remaining)
+    metrics.budget_quota.labels(pid).set(snapshot.quota)
+    if state.day != snapshot.day:  # a new quota day: the stored refusal counts start again at 0
+        state.day = snapshot.day
+        state.refused_seen = {}
+    for priority in Priority:
+        label = priority.name.lower()
+        metrics.budget_reserved.labels(pid, label).set(reserves.count(priority, snapshot.quota))
+        refused = snapshot.refused_by_priority.get(priority, 0)
+        seen = state.refused_seen.get(priority, 0)
+        if refused > seen:
+            metrics.budget_refused.labels(pid, label).inc(refused - seen)
+        state.refused_seen[priority] = max(refused, seen)
+
+
+def set_store_gauges(metrics: Metrics, store: Store, property_id: str, now: datetime) -> None:
+    """Dead letters and the inbox, as the store holds them."""
+    metrics.dead_letters.labels(property_id).set(store.dead_letters.count_dead_letters(property_id))
+    counts = store.inbox.count_by_status(property_id)
+    metrics.inbox_backlog.labels(property_id).set(
+        counts[InboxStatus.PENDING] + counts[InboxStatus.PROCESSING]
+    )
+    oldest = SqlWebhookRecords(store.engine).oldest_open_received_at(property_id)
+    age = 0.0 if oldest is None else max((now - oldest).total_seconds(), 0.0)
+    metrics.inbox_oldest_age.labels(property_id).set(age)
+
+
+def restore_listing_gauges(metrics: Metrics, store: Store, property_id: str) -> None:
+    """After a restart: each listing's last success as the store remembers it (else absent)."""
+    for state in store.listing_states.list_listing_states(property_id):
+        result = state.last_sync_result or ""
+        if state.last_synced_at is not None and result.startswith(("written", "unchanged")):
+            key = f"{state.listing.account_id}/{state.listing.listing_id}"
+            metrics.listing_last_success.labels(property_id, key).set(state.last_synced_at.timestamp())

@@ -1,0 +1,491 @@
+"""The daemon of one property: its clients, engine, webhook worker and schedule, started and stopped.
+
+Jobs (each run recorded in ``sync_runs``, each kind's health logged only when it changes):
+
+========== ===================================== =============================================
+kind       what                                  when next
+========== ===================================== =============================================
+prices     full sync (``sync_property``): free    every ``price_check_interval_seconds``; the
+           rooms, closures, PMS price detection,  first run right after the start
+           listing pushes, connected prices
+poll       ``poll_availability``: one PMS read,   planned from the budget after each run
+           pushes of the listings that changed    (:mod:`.planning`)
+reconcile  ``reconcile``: every channel calendar  every ``reconcile_interval_seconds``
+           re-read, drift counted and repaired
+repush     every connected-channel price again    every ``repush_interval_seconds``
+push       the webhook bridge's changes, debounced after ``webhook_push_debounce_seconds``
+resync     the admin API's (or CLI's) request     on demand
+========== ===================================== =============================================
+
+Every wait is multiplied by ``time_scale``. One lock per property serialises every run, so jobs
+never overlap. ``stop`` lets what is in flight finish and be recorded (within
+``shutdown_grace_seconds``) and starts nothing new.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import random
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+
+from starlette.applications import Starlette
+
+from roomsync.adapters.client import ServiceClient
+from roomsync.adapters.client.config import reserves_of
+from roomsync.adapters.store import Store
+from roomsync.adapters.webhooks import InboxWorker, create_receiver_app, create_worker
+from roomsync.app.daemon.debounce import PushDebouncer
+from roomsync.app.daemon.engine import POLL, REPUSH, DaemonEngine
+from roomsync.app.daemon.health import HealthLog
+from roomsync.app.daemon.lock import DaemonLock
+from roomsync.app.daemon.observe import (
+    GaugeState,
+    RequestMeter,
+    restore_listing_gauges,
+    set_budget_gauges,
+    set_store_gauges,
+)
+from roomsync.app.daemon.planning import PollPlan, plan_polling
+from roomsync.app.daemon.scheduler import ChainScheduler
+from roomsync.app.daemon.startup import check_credentials, check_mapping, check_settings, open_checked_store
+from roomsync.app.daemon.status import JobStatus, PropertyStatus, collect_status, schedule_from_plan
+from roomsync.app.logs import REDACTOR
+from roomsync.app.sync import ListingStatus, SyncReport
+from roomsync.app.sync.memo import SyncMemo
+from roomsync.core.catalog.types import Priority
+from roomsync.metrics import Metrics
+from roomsync.settings import Settings
+
+log = logging.getLogger("roomsync.daemon")
+
+PRICES = "prices"
+RECONCILE = "reconcile"
+PUSH = "push"
+RESYNC = "resync"
+SCHEDULED = (PRICES, POLL, RECONCILE, REPUSH)
+HEALTHY_RESULTS = frozenset({"ok", "ok_with_warnings"})
+PLAN_CHANGE_LOGGED = 0.25
+"""A new poll interval is logged when it differs from the last one logged by more than this share."""
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class ShuttingDown(Exception):
+    """The daemon is stopping and starts no new run."""
+
+
+@dataclass
+class JobRecord:
+    last_run_at: datetime | None = None
+    last_result: str | None = None
+    last_error: str | None = None
+
+
+def describe_failure(report: SyncReport) -> str:
+    """A short, stable reason (health is logged again only when the reason changes)."""
+    if report.result == "no_budget":
+        return "the day's budget refuses its requests until the quota resets"
+    if report.result == "failed":
+        return (report.error or "failed").splitlines()[0][:300]
+    troubled = [
+        f"{o.key} {o.status.value}"
+        for o in report.listings
+        if o.status in (ListingStatus.FAILED, ListingStatus.NO_BUDGET)
+    ]
+    if report.prices.result.value in ("error", "failed", "no_budget"):
+        troubled.append(f"connected prices {report.prices.result.value}")
+    return ("partly failed: " + ", ".join(troubled))[:300]
+
+
+class Daemon:
+    """Everything ``roomsync serve`` runs for one property; see the module docstring."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        metrics: Metrics | None = None,
+        clock: Callable[[], datetime] = utc_now,
+        memo: SyncMemo | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.settings = settings
+        self.property_id = settings.effective_property_id
+        self.metrics = metrics or Metrics()
+        self.clock = clock
+        self.rng = rng or random.Random()
+        self.reserves = reserves_of(settings)
+        self.meter = RequestMeter(self.metrics, self.property_id)
+        self.health = HealthLog(log)
+        self.lock = asyncio.Lock()
+        self.jobs: dict[str, JobRecord] = {kind: JobRecord() for kind in (*SCHEDULED, PUSH, RESYNC)}
+        self.drift: dict[str, int] = {}
+        self.started_at: datetime | None = None
+        self.plan: PollPlan | None = None
+        self._memo = memo
+        self._gauges = GaugeState()
+        self._changed_per_poll = 0.5
+        self._logged_interval: float | None = None
+        self._scheduler = ChainScheduler()
+        self._running: set[asyncio.Task[object]] = set()
+        self._stopping = False
+        self._worker_stop = asyncio.Event()
+        self._worker_task: asyncio.Task[None] | None = None
+        self._daemon_lock = DaemonLock(settings)
+        self._clients: list[ServiceClient] = []
+        self._store: Store | None = None
+        self._engine: DaemonEngine | None = None
+        self._worker: InboxWorker | None = None
+        self._receiver: Starlette | None = None
+        self.debouncer = PushDebouncer(
+            self._push, settings.webhook_push_debounce_seconds * settings.time_scale
+        )
+
+    # --- parts ----------------------------------------------------------------------------------
+
+    @property
+    def store(self) -> Store:
+        assert self._store is not None, "Daemon.open() first"
+        return self._store
+
+    @property
+    def engine(self) -> DaemonEngine:
+        assert self._engine is not None, "Daemon.open() first"
+        return self._engine
+
+    @property
+    def client(self) -> ServiceClient:
+        return self.engine.client
+
+    @property
+    def receiver_app(self) -> Starlette:
+        assert self._receiver is not None, "Daemon.open() first"
+        return self._receiver
+
+    @property
+    def stopping(self) -> bool:
+        return self._stopping
+
+    def _client(self) -> ServiceClient:
+        client = ServiceClient(
+            self.settings,
+            budget_store=self.store.budget,
+            token_store=self.store.tokens,
+            on_request=self.meter,
+            clock=self.clock,
+        )
+        self._clients.append(client)
+        return client
+
+    async def open(self, *, migrate: bool = False, admin_url: str | None = None) -> None:
+        """Run the startup checks and build every part; raises ``StartupError`` (one line)."""
+        check_settings(self.settings)
+        self._store = open_checked_store(self.settings, migrate=migrate)
+        try:
+            if admin_url is not None:
+                self._daemon_lock.acquire(admin_url)
+            engine_client = self._client()
+            await check_credentials(self.settings, engine_client)
+            await check_mapping(self.settings, self.store, engine_client)
+            self._remember_token()
+            self._engine = DaemonEngine(
+                self.settings,
+                self.store,
+                engine_client,
+                memo=self._memo,
+                metrics=self.metrics,
+                clock=self.clock,
+            )
+            self._worker = create_worker(
+                self.settings,
+                self.store,
+                self._client(),
+                self.debouncer,
+                metrics=self.metrics,
+                clock=self.clock,
+            )
+            self._receiver = create_receiver_app(
+                self.settings,
+                self.store,
+                client=self._client(),
+                metrics=self.metrics,
+                clock=self.clock,
+                on_stored=self._worker.wake,
+            )
+            await asyncio.to_thread(restore_listing_gauges, self.metrics, self.store, self.property_id)
+            self.replan()
+        except BaseException:
+            await self.close()
+            raise
+
+    async def close(self) -> None:
+        for client in self._clients:
+            await client.aclose()
+        self._clients.clear()
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+        self._daemon_lock.release()
+
+    def _remember_token(self) -> None:
+        """Let the log redactor know the bearer token in use (logs never show it)."""
+        token = self.store.tokens.load_token(self.property_id)
+        if token is not None:
+            REDACTOR.add(token.access_token)
+
+    # --- starting and stopping --------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the schedule and the webhook worker (inside the running event loop)."""
+        self.started_at = self.clock()
+        assert self._worker is not None
+        self._worker_task = asyncio.create_task(self._worker.run(self._worker_stop), name="roomsync-inbox")
+        self._scheduler.start()
+        scale = self.settings.time_scale
+        self._schedule(PRICES, self._jitter())
+        self._schedule(RECONCILE, self.settings.reconcile_interval_seconds * scale + self._jitter())
+        self._schedule(REPUSH, self.settings.repush_interval_seconds * scale + self._jitter())
+        log.info(
+            "serving property %s: first full sync now, then %s",
+            self.property_id,
+            self.plan.explanation if self.plan else "polling as the budget allows",
+        )
+
+    async def stop(self) -> None:
+        """Start nothing new; let in-flight work finish and be recorded (bounded by the grace)."""
+        if self._stopping:
+            return
+        self._stopping = True
+        self._scheduler.shutdown()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.settings.shutdown_grace_seconds
+        log.info(
+            "stopping: no new runs; waiting up to %.0f s for work in flight",
+            self.settings.shutdown_grace_seconds,
+        )
+
+        async def bounded(step: Awaitable[object], what: str) -> None:
+            try:
+                await asyncio.wait_for(step, timeout=max(deadline - loop.time(), 0.01))
+            except TimeoutError:
+                log.warning("stopping: %s did not finish within the grace period and was cancelled", what)
+
+        self._worker_stop.set()
+        if self._worker_task is not None:
+            await bounded(self._worker_task, "the webhook event in progress")
+        await bounded(self.debouncer.close(), "the targeted push in progress")
+        running = [task for task in self._running if not task.done()]
+        if running:
+            await bounded(asyncio.gather(*running, return_exceptions=True), "the sync run in progress")
+        await asyncio.to_thread(self.refresh_gauges)
+        log.info("stopped")
+
+    def _jitter(self) -> float:
+        return self.rng.uniform(0.0, self.settings.schedule_jitter_seconds) * self.settings.time_scale
+
+    def _schedule(self, kind: str, delay: float) -> None:
+        if self._stopping or not self._scheduler.running:
+            return
+        self._scheduler.schedule(kind, delay, self._run_scheduled, kind)
+
+    # --- runs -------------------------------------------------------------------------------------
+
+    async def exclusive(self, kind: str, run: Callable[[], Awaitable[SyncReport]]) -> SyncReport:
+        """Run ``run`` under the property's lock, recorded as ``kind`` (jobs never overlap)."""
+        task = asyncio.current_task()
+        if task is not None:
+            self._running.add(task)
+        try:
+            async with self.lock:
+                if self._stopping and kind in SCHEDULED:
+                    raise ShuttingDown(f"{kind} not started: the daemon is stopping")
+                try:
+                    report = await run()
+                except Exception as error:
+                    self._record(kind, None, f"{type(error).__name__}: {error}")
+                    raise
+                self._record(kind, report, None)
+                return report
+        finally:
+            if task is not None:
+                self._running.discard(task)
+            await asyncio.to_thread(self.refresh_gauges)
+
+    def _record(self, kind: str, report: SyncReport | None, crash: str | None) -> None:
+        now = self.clock()
+        record = self.jobs.setdefault(kind, JobRecord())
+        record.last_run_at = now
+        if report is None:
+            record.last_result, record.last_error = "failed", crash
+            self.health.failure(kind, crash or "failed", now)
+            return
+        record.last_result, record.last_error = report.result, report.error
+        if report.result in HEALTHY_RESULTS:
+            self.health.success(kind, now)
+        else:
+            self.health.failure(kind, describe_failure(report), now)
+        if kind == POLL:
+            written = sum(1 for o in report.listings if o.status is ListingStatus.WRITTEN)
+            self._changed_per_poll = 0.8 * self._changed_per_poll + 0.2 * written
+        if kind == RECONCILE:
+            for outcome in report.listings:
+                if outcome.read_channel:
+                    self.drift[outcome.key] = outcome.drift_days
+        self._remember_token()
+
+    async def _run_scheduled(self, kind: str) -> None:
+        runs: dict[str, Callable[[], Awaitable[SyncReport]]] = {
+            PRICES: self.engine.sync_property,
+            POLL: self.engine.poll_availability,
+            RECONCILE: self.engine.reconcile,
+            REPUSH: self.engine.repush_connected_prices,
+        }
+        try:
+            await self.exclusive(kind, runs[kind])
+        except ShuttingDown:
+            return
+        except Exception:  # recorded and logged as a health change; the chain must go on
+            log.debug("%s crashed", kind, exc_info=True)
+        scale = self.settings.time_scale
+        if kind == PRICES:
+            self._schedule(PRICES, self.settings.price_check_interval_seconds * scale)
+        elif kind == RECONCILE:
+            self._schedule(RECONCILE, self.settings.reconcile_interval_seconds * scale)
+        elif kind == REPUSH:
+            self._schedule(REPUSH, self.settings.repush_interval_seconds * scale)
+        if kind in (PRICES, POLL):  # both read availability: the next poll counts from now
+            self._schedule_poll()
+
+    def _schedule_poll(self) -> None:
+        plan = self.replan()
+        if math.isfinite(plan.interval):
+            delay = plan.interval * self.settings.time_scale
+        else:  # nothing left for polling today: wait for the reset, then spread out
+            delay = plan.seconds_to_reset * self.settings.time_scale + self._jitter()
+        self._schedule(POLL, delay)
+
+    async def _push(self, room_type_id: int, nights: list[date], exclude: str | None, changes: int) -> None:
+        self.metrics.targeted_push_changes.labels(self.property_id).inc(changes)
+        report = await self.exclusive(
+            PUSH,
+            lambda: self.engine.push_nights(room_type_id, nights, exclude_listing_id=exclude),
+        )
+        self.metrics.targeted_pushes.labels(self.property_id, report.result).inc()
+        log.info(
+            "pushed %d night(s) of room type %d after %d webhook change(s): %s, %d request(s)",
+            len(nights),
+            room_type_id,
+            changes,
+            report.result,
+            report.requests,
+        )
+
+    async def resync(
+        self, listings: list[tuple[str, str]] | None, date_from: date | None, date_to: date | None
+    ) -> SyncReport:
+        if self._stopping:
+            raise ShuttingDown("the daemon is stopping")
+        return await self.exclusive(RESYNC, lambda: self.engine.resync(listings, date_from, date_to))
+
+    # --- the plan, gauges and status ----------------------------------------------------------------
+
+    def _listing_count(self) -> int:
+        mapping = self.store.mappings.load_mapping(self.property_id)
+        return len(mapping.listings) if mapping else 0
+
+    def replan(self) -> PollPlan:
+        gate = self.client.gate if self._engine is not None else self._clients[0].gate
+        now = self.clock()
+        plan = plan_polling(
+            self.settings,
+            gate.snapshot(),
+            self.reserves,
+            resets_at=gate.resets_at(),
+            now=now,
+            listings=self._listing_count(),
+            expected_changed_listings=self._changed_per_poll,
+        )
+        self.plan = plan
+        finite = math.isfinite(plan.interval)
+        self.metrics.poll_interval.labels(self.property_id).set(plan.interval if finite else math.inf)
+        self.metrics.staleness_bound.labels(self.property_id).set(plan.staleness_bound)
+        last = self._logged_interval
+        if (
+            last is None
+            or math.isfinite(last) != finite
+            or (finite and abs(plan.interval - last) > PLAN_CHANGE_LOGGED * last)
+        ):
+            self._logged_interval = plan.interval
+            log.info("schedule: %s", plan.explanation)
+        return plan
+
+    def refresh_gauges(self) -> None:
+        """Budget, dead letters and inbox gauges from the store (no request)."""
+        if self._store is None or not self._clients:
+            return
+        gate = self._clients[0].gate
+        set_budget_gauges(self.metrics, self._gauges, gate.snapshot(), self.reserves)
+        set_store_gauges(self.metrics, self.store, self.property_id, self.clock())
+
+    def job_statuses(self) -> list[JobStatus]:
+        every = {
+            POLL: self.plan.interval if self.plan and math.isfinite(self.plan.interval) else None,
+            PRICES: self.settings.price_check_interval_seconds,
+            RECONCILE: self.settings.reconcile_interval_seconds,
+            REPUSH: self.settings.repush_interval_seconds,
+        }
+        statuses = []
+        for kind, record in self.jobs.items():
+            statuses.append(
+                JobStatus(
+                    kind=kind,
+                    every_seconds=every.get(kind),
+                    next_run_at=self._scheduler.next_run(kind) if kind in SCHEDULED else None,
+                    last_run_at=record.last_run_at,
+                    last_result=record.last_result,
+                    last_error=record.last_error,
+                    healthy=self.health.healthy(kind),
+                )
+            )
+        return statuses
+
+    def status(self) -> PropertyStatus:
+        plan = self.plan or self.replan()
+        schedule = schedule_from_plan(
+            plan,
+            running=not self._stopping,
+            started_at=self.started_at,
+            time_scale=self.settings.time_scale,
+            jobs=self.job_statuses(),
+        )
+        gate = self.client.gate
+        return collect_status(
+            self.store,
+            self.settings,
+            self.clock(),
+            schedule=schedule,
+            resets_at=gate.resets_at(),
+            quota=gate.quota,
+            drift=self.drift,
+        )
+
+    def credentials_failing(self) -> str | None:
+        return self.meter.auth.last_failure if self.meter.auth.failing else None
+
+    def over_budget(self) -> bool:
+        snapshot = self.client.gate.snapshot()
+        return not snapshot.allows(Priority.AVAILABILITY, self.reserves, 1)
+
+    async def wait_idle(self) -> None:
+        """Wait for the runs in progress (tests)."""
+        running = [task for task in self._running if not task.done()]
+        if running:
+            with contextlib.suppress(Exception):
+                await asyncio.gather(*running, return_exceptions=True)

@@ -1,0 +1,113 @@
+"""What ``roomsync serve`` checks before it starts, each failure one plain line.
+
+1. settings: credentials present (``username``/``password``/``domain`` or ``api_key``), webhook
+   authentication settings consistent;
+2. the database: reachable and at the newest schema (pending migrations: refuse, naming
+   ``roomsync db upgrade``, unless ``--migrate``);
+3. the mapping: loaded (or ``mapping_file`` set, which is then loaded, checked against the PMS
+   currency with one request);
+4. the credentials: one ``GET /v1/Usage`` (plus a token request when no token is stored), which also
+   tells the budget what the server has counted today.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from sqlalchemy.exc import OperationalError
+
+from roomsync.adapters.client import (
+    AuthError,
+    QuotaExhausted,
+    RetriableError,
+    ServiceClient,
+    ServiceError,
+)
+from roomsync.adapters.store import SchemaNotCurrent, Store, StoreUrlError, display_url, open_store
+from roomsync.adapters.webhooks import WebhookAuth, WebhookAuthConfigError
+from roomsync.app.sync.mapping_io import check_currency, parse_mapping_toml, read_pms_currency
+from roomsync.core.catalog.types import Priority
+from roomsync.core.mapping import MappingError
+from roomsync.settings import Settings
+
+log = logging.getLogger("roomsync.daemon")
+
+
+class StartupError(Exception):
+    """Why the daemon cannot start, as one line for the operator."""
+
+
+def check_settings(settings: Settings) -> None:
+    if settings.api_key is None:
+        missing = [name for name in ("username", "password", "domain") if getattr(settings, name) is None]
+        if missing:
+            raise StartupError(
+                f"token authentication needs the setting(s) {', '.join(missing)} "
+                f"(ROOMSYNC_{missing[0].upper()}), or set api_key for a static key"
+            )
+    try:
+        WebhookAuth.from_settings(settings)
+    except WebhookAuthConfigError as error:
+        raise StartupError(str(error)) from None
+
+
+def open_checked_store(settings: Settings, *, migrate: bool) -> Store:
+    url = settings.effective_database_url
+    if settings.database_url is None:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        store = open_store(settings, upgrade=migrate)
+    except SchemaNotCurrent as error:
+        raise StartupError(f"{error} (or start with `roomsync serve --migrate`)") from None
+    except StoreUrlError as error:
+        raise StartupError(str(error)) from None
+    except OperationalError as error:
+        reason = str(error.orig or error).strip().splitlines()[0]
+        raise StartupError(f"cannot use the database {display_url(url)}: {reason}") from None
+    return store
+
+
+async def check_mapping(settings: Settings, store: Store, client: ServiceClient) -> None:
+    pid = settings.effective_property_id
+    if settings.mapping_file is not None:
+        source = str(settings.mapping_file)
+        try:
+            text = settings.mapping_file.read_text()
+        except OSError as error:
+            raise StartupError(f"mapping_file {source}: {error.strerror or error}") from None
+        try:
+            mapping = parse_mapping_toml(text, source)
+            currency = await read_pms_currency(client, client.gate.today())
+            check_currency(mapping, currency, source)
+        except MappingError as error:
+            raise StartupError(str(error)) from None
+        except ServiceError as error:
+            raise StartupError(f"mapping_file {source}: cannot read the PMS currency: {error}") from None
+        store.mappings.replace_mapping(pid, mapping)
+        log.info("loaded the mapping %s: %d listings", source, len(mapping.listings))
+        return
+    if store.mappings.load_mapping(pid) is None:
+        raise StartupError(
+            f"property {pid!r} has no mapping: load one with `roomsync mappings load FILE` "
+            "or set mapping_file"
+        )
+
+
+async def check_credentials(settings: Settings, client: ServiceClient) -> None:
+    """One ``GET /v1/Usage`` (and a token request if none is stored)."""
+    try:
+        usage = await client.refresh_usage(priority=Priority.AVAILABILITY)
+    except AuthError as error:
+        raise StartupError(str(error)) from None
+    except QuotaExhausted as error:
+        log.warning("credentials not checked: %s", error)
+        return
+    except RetriableError as error:
+        raise StartupError(f"cannot reach the service at {settings.base_url}: {error}") from None
+    except ServiceError as error:
+        raise StartupError(f"the service refused the credentials check: {error}") from None
+    log.info(
+        "the service accepts the credentials; %d of %d requests used today",
+        usage.used_calls,
+        usage.daily_quota,
+    )

@@ -1,0 +1,216 @@
+"""The status of a property: what ``GET /admin/status`` answers and ``roomsync status`` prints.
+
+:func:`collect_status` builds it from the store (no request to the service). A running daemon
+adds what only it knows (:class:`Schedule`: the planned poll interval, the next run of each job,
+each job's health, the drift the last reconciliation found); without a daemon, the schedule shown
+is the one a daemon would plan now from the stored budget.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+
+from pydantic import BaseModel, Field
+
+from roomsync.adapters.client.config import reserves_of
+from roomsync.adapters.client.quota import next_utc_midnight
+from roomsync.adapters.store import Store
+from roomsync.adapters.store.webhook_records import SqlWebhookRecords
+from roomsync.app.daemon.planning import PollPlan, plan_polling
+from roomsync.core.catalog.types import Priority
+from roomsync.core.ports import InboxStatus, ListingKey, ListingState
+from roomsync.settings import Settings
+
+
+class JobStatus(BaseModel):
+    kind: str = Field(description="poll, prices (full sync), reconcile, repush or push (after webhooks).")
+    every_seconds: float | None = Field(
+        None, description="Planned seconds between runs (server time); None when not periodic or no budget."
+    )
+    next_run_at: datetime | None = None
+    last_run_at: datetime | None = None
+    last_result: str | None = None
+    last_error: str | None = None
+    healthy: bool = True
+
+
+class ScheduleStatus(BaseModel):
+    daemon_running: bool
+    started_at: datetime | None = None
+    poll_interval_seconds: float | None = Field(
+        None, description="Seconds between availability polls (server time); None: none until the reset."
+    )
+    staleness_bound_seconds: float | None = Field(
+        None, description="Longest a PMS change can wait before it reaches the channel."
+    )
+    polls_until_reset: int = 0
+    seconds_to_reset: float
+    free_licence: bool
+    explanation: str
+    time_scale: float = 1.0
+    jobs: list[JobStatus] = Field(default_factory=list)
+
+
+class BudgetStatus(BaseModel):
+    quota: int
+    used: int
+    used_local: int
+    used_server: int
+    remaining: int
+    resets_at: datetime
+    reserved: dict[str, int]
+    refused: dict[str, int]
+
+
+class ListingStatusRow(BaseModel):
+    account_id: str
+    listing_id: str
+    room_type_id: int | None = None
+    kind: str | None = None
+    mapped: bool = True
+    paused: bool = False
+    pause_reason: str | None = None
+    approval_status: str | None = None
+    sync_category: str | None = None
+    last_synced_at: datetime | None = None
+    last_sync_result: str | None = None
+    drift_days: int | None = Field(None, description="Days found drifted by the last reconciliation.")
+
+
+class InboxSummary(BaseModel):
+    backlog: int
+    oldest_age_seconds: float
+    failed: int
+    dead_letters: int
+
+
+class RunRow(BaseModel):
+    id: int
+    kind: str
+    started_at: datetime
+    finished_at: datetime | None = None
+    result: str | None = None
+    requests_spent: int = 0
+    operations: int = 0
+    price_elements: int = 0
+    error: str | None = None
+
+
+class PropertyStatus(BaseModel):
+    property_id: str
+    generated_at: datetime
+    mapping_loaded: bool
+    schedule: ScheduleStatus
+    budget: BudgetStatus
+    listings: list[ListingStatusRow]
+    inbox: InboxSummary
+    recent_runs: list[RunRow]
+
+
+def schedule_from_plan(
+    plan: PollPlan, *, running: bool, started_at: datetime | None, time_scale: float, jobs: list[JobStatus]
+) -> ScheduleStatus:
+    return ScheduleStatus(
+        daemon_running=running,
+        started_at=started_at,
+        poll_interval_seconds=plan.interval if math.isfinite(plan.interval) else None,
+        staleness_bound_seconds=plan.staleness_bound if math.isfinite(plan.staleness_bound) else None,
+        polls_until_reset=plan.polls_until_reset,
+        seconds_to_reset=plan.seconds_to_reset,
+        free_licence=plan.free_licence,
+        explanation=plan.explanation,
+        time_scale=time_scale,
+        jobs=jobs,
+    )
+
+
+def _listing_rows(
+    store: Store, settings: Settings, drift: dict[str, int]
+) -> tuple[bool, list[ListingStatusRow]]:
+    pid = settings.effective_property_id
+    mapping = store.mappings.load_mapping(pid)
+    states: dict[tuple[str, str], ListingState] = {
+        (s.listing.account_id, s.listing.listing_id): s for s in store.listing_states.list_listing_states(pid)
+    }
+    rows: list[ListingStatusRow] = []
+
+    def row(state: ListingState, **extra: object) -> ListingStatusRow:
+        key = f"{state.listing.account_id}/{state.listing.listing_id}"
+        return ListingStatusRow(
+            account_id=state.listing.account_id,
+            listing_id=state.listing.listing_id,
+            paused=state.paused,
+            pause_reason=state.pause_reason,
+            approval_status=state.approval_status,
+            sync_category=state.sync_category,
+            last_synced_at=state.last_synced_at,
+            last_sync_result=state.last_sync_result,
+            drift_days=drift.get(key),
+            **extra,
+        )
+
+    for entry in mapping.listings if mapping else ():
+        state = states.pop(entry.key, None) or ListingState(ListingKey(pid, *entry.key))
+        rows.append(row(state, room_type_id=entry.room_type_id, kind=entry.kind.value))
+    for state in states.values():  # listings roomsync heard of (webhooks) that are not mapped
+        rows.append(row(state, mapped=False))
+    return mapping is not None, rows
+
+
+def collect_status(
+    store: Store,
+    settings: Settings,
+    now: datetime,
+    *,
+    schedule: ScheduleStatus | None = None,
+    resets_at: datetime | None = None,
+    quota: int | None = None,
+    drift: dict[str, int] | None = None,
+) -> PropertyStatus:
+    """The property's status from the store; ``schedule`` when a daemon supplies its own."""
+    pid = settings.effective_property_id
+    reserves = reserves_of(settings)
+    resets = resets_at or next_utc_midnight(now)
+    snapshot = store.budget.snapshot(pid, now.date(), quota or settings.daily_quota)
+    mapped, listings = _listing_rows(store, settings, drift or {})
+    if schedule is None:
+        plan = plan_polling(
+            settings,
+            snapshot,
+            reserves,
+            resets_at=resets,
+            now=now,
+            listings=sum(1 for row in listings if row.mapped),
+            expected_changed_listings=0.5,
+        )
+        schedule = schedule_from_plan(
+            plan, running=False, started_at=None, time_scale=settings.time_scale, jobs=[]
+        )
+    counts = store.inbox.count_by_status(pid)
+    oldest = SqlWebhookRecords(store.engine).oldest_open_received_at(pid)
+    runs = store.sync_runs.recent_runs(pid, limit=10)
+    return PropertyStatus(
+        property_id=pid,
+        generated_at=now,
+        mapping_loaded=mapped,
+        schedule=schedule,
+        budget=BudgetStatus(
+            quota=snapshot.quota,
+            used=snapshot.used,
+            used_local=snapshot.used_local,
+            used_server=snapshot.used_server,
+            remaining=snapshot.remaining,
+            resets_at=resets,
+            reserved={p.name.lower(): reserves.count(p, snapshot.quota) for p in Priority},
+            refused={p.name.lower(): snapshot.refused_by_priority.get(p, 0) for p in Priority},
+        ),
+        listings=listings,
+        inbox=InboxSummary(
+            backlog=counts[InboxStatus.PENDING] + counts[InboxStatus.PROCESSING],
+            oldest_age_seconds=0.0 if oldest is None else max((now - oldest).total_seconds(), 0.0),
+            failed=counts[InboxStatus.FAILED],
+            dead_letters=store.dead_letters.count_dead_letters(pid),
+        ),
+        recent_runs=[RunRow(**run.__dict__) for run in runs],
+    )

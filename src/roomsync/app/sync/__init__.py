@@ -1,0 +1,31 @@
+"""The sync engine (issue 5, application half): PMS reads within the budget, the pure core's
+diff and compile, the writes, and what they leave in the store. docs/sync.md has the cost model.
+
+    engine = SyncEngine(settings, store, client)
+    report = await engine.sync_property()
+"""
+
+from roomsync.app.sync.engine import NoMapping, ProgressHook, SyncEngine, SyncOptions
+from roomsync.app.sync.memo import FileSyncMemo, MemorySyncMemo, SyncMemo
+from roomsync.app.sync.report import (
+    ListingOutcome,
+    ListingStatus,
+    PricesOutcome,
+    PricesResult,
+    SyncReport,
+)
+
+__all__ = [
+    "FileSyncMemo",
+    "ListingOutcome",
+    "ListingStatus",
+    "MemorySyncMemo",
+    "NoMapping",
+    "PricesOutcome",
+    "PricesResult",
+    "ProgressHook",
+    "SyncEngine",
+    "SyncMemo",
+    "SyncOptions",
+    "SyncReport",
+]

@@ -1,0 +1,190 @@
+"""One listing of one run: desired vs current, compiled, sent, recorded.
+
+The current calendar is the ledger (no request) on an incremental sync; it is the channel itself,
+read with ONE ``POST Inventory`` over the window, on a listing's first sync (nothing recorded
+yet), on ``resync`` and on ``reconcile``. The difference becomes one ``PUT Inventory`` per
+listing (more only when the changed dates exceed ``max_dates_per_request``), at the
+``AVAILABILITY`` priority when it changes availability or a count, else at ``PRICES``.
+
+The ledger is written only after the channel confirmed a request, in one transaction per
+request. A crash between the two leaves the ledger stale: the next sync compiles the same
+operations again and re-sends them, which is harmless because an operation sets absolute values.
+After a channel read the whole window is recorded (the read is a confirmation too), so the next
+sync has a complete baseline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from roomsync.adapters.client import QuotaExhausted, ServiceClient, ServiceError
+from roomsync.adapters.store import Store
+from roomsync.app.sync.desired import engine_kind, listing_desired
+from roomsync.app.sync.ledger import calendar_from_ledger, ledger_days
+from roomsync.app.sync.pms import PmsFacts
+from roomsync.app.sync.report import ListingOutcome, ListingStatus
+from roomsync.core.api.channel import InventoryQuery
+from roomsync.core.catalog.types import Priority
+from roomsync.core.mapping import ListingMapping
+from roomsync.core.ports import ListingKey
+from roomsync.core.sync import DayState, apply_operations, compile_operations
+from roomsync.core.sync.convert import calendar_from_inventory, inventory_update
+
+Clock = Callable[[], datetime]
+
+
+@dataclass(frozen=True)
+class ListingRun:
+    """What every listing of one run shares."""
+
+    client: ServiceClient
+    store: Store
+    property_id: str
+    nights: Sequence[date]
+    """The nights to bring in step (the horizon, a resync window, or the nights of a push)."""
+    clock: Clock
+    max_dates_per_request: int
+    dry_run: bool = False
+    read_channel: bool = False
+    """Read the channel even when the ledger knows the listing (resync, reconcile)."""
+    read_priority: Priority = Priority.AVAILABILITY
+    write_priority: Priority | None = None
+    """Force the priority of the writes (the overbooking guard uses GUEST)."""
+    require_ledger: bool = False
+    """Skip a listing the ledger does not know instead of reading its channel (push_nights)."""
+
+    @property
+    def first(self) -> date:
+        return self.nights[0]
+
+    @property
+    def last(self) -> date:
+        return self.nights[-1]
+
+
+def write_priority(plan_requests: Sequence[object]) -> Priority:
+    """AVAILABILITY when an operation changes availability or a count, else PRICES."""
+    for request in plan_requests:
+        for operation in getattr(request, "operations", ()):
+            if operation.available is not None or operation.count is not None:
+                return Priority.AVAILABILITY
+    return Priority.PRICES
+
+
+async def sync_listing(
+    run: ListingRun,
+    listing: ListingMapping,
+    facts: PmsFacts,
+    *,
+    own_reserved: Mapping[date, int],
+    count_cap: int | None,
+) -> ListingOutcome:
+    outcome = ListingOutcome(
+        listing.account_id,
+        listing.listing_id,
+        listing.room_type_id,
+        listing.kind.value,
+        ListingStatus.UNCHANGED,
+    )
+    key = ListingKey(run.property_id, listing.account_id, listing.listing_id)
+    try:
+        await _sync(run, listing, key, facts, own_reserved, count_cap, outcome)
+    except QuotaExhausted as refused:
+        outcome.status = ListingStatus.NO_BUDGET
+        outcome.reason = str(refused)
+    except ServiceError as error:
+        outcome.status = ListingStatus.FAILED
+        outcome.reason = str(error)
+    if not run.dry_run and outcome.status is not ListingStatus.SKIPPED:
+        result = (
+            outcome.status.value if outcome.reason is None else f"{outcome.status.value}: {outcome.reason}"
+        )
+        await asyncio.to_thread(run.store.listing_states.record_listing_sync, key, run.clock(), result[:500])
+    return outcome
+
+
+async def _sync(
+    run: ListingRun,
+    listing: ListingMapping,
+    key: ListingKey,
+    facts: PmsFacts,
+    own_reserved: Mapping[date, int],
+    count_cap: int | None,
+    outcome: ListingOutcome,
+) -> None:
+    entries = await asyncio.to_thread(run.store.calendar.read_days, key, run.first, run.last)
+    wanted = set(run.nights)
+    ledger = {day: state for day, state in calendar_from_ledger(entries).items() if day in wanted}
+    from_channel = run.read_channel or not ledger
+    if from_channel and run.require_ledger:
+        outcome.status = ListingStatus.SKIPPED
+        outcome.reason = "not synced yet: the next full sync reads its calendar"
+        return
+    if from_channel:
+        inventory = await run.client.read_inventory(
+            InventoryQuery(
+                account_id=listing.account_id,
+                listing_id=listing.listing_id,
+                date_from=run.first,
+                date_to=run.last,
+            ),
+            priority=run.read_priority,
+        )
+        read_at = run.clock()
+        current = {day: state for day, state in calendar_from_inventory(inventory).items() if day in wanted}
+        outcome.read_channel = True
+        outcome.drift_days = sum(1 for day, state in ledger.items() if current.get(day) != state)
+    else:
+        current = ledger
+    desired = listing_desired(
+        listing,
+        run.nights,
+        free_rooms=facts.free_rooms.get(listing.room_type_id, {}),
+        closed=facts.closures.closed_for(listing.room_type_id),
+        property_closed=facts.closures.property_closed,
+        nightly_prices=facts.prices.prices.get(listing.room_type_id, {}),
+        own_reserved_rooms=own_reserved,
+        current=current,
+        count_cap=count_cap,
+    )
+    requests = compile_operations(
+        engine_kind(listing.kind), desired, current, max_dates_per_request=run.max_dates_per_request
+    )
+    outcome.requests = requests
+    outcome.operations = sum(len(request.operations) for request in requests)
+    outcome.days_changed = len(
+        {d for r in requests for op in r.operations for d in _days(op.date_from, op.date_to)}
+    )
+    if requests:
+        outcome.priority = run.write_priority or write_priority(requests)
+    if from_channel:
+        # the read confirms what the channel holds: it becomes the ledger's baseline (kept by a
+        # plan too, so the sync that follows it does not read the channel a second time)
+        await asyncio.to_thread(
+            run.store.calendar.record_confirmed, key, ledger_days(current, current), read_at
+        )
+    if not requests:
+        outcome.status = ListingStatus.UNCHANGED
+        return
+    if run.dry_run:
+        outcome.status = ListingStatus.PLANNED
+        return
+    applied: dict[date, DayState] = dict(current)
+    for request in requests:
+        await run.client.update_inventory(
+            inventory_update(listing.account_id, listing.listing_id, request), priority=outcome.priority
+        )
+        confirmed_at = run.clock()
+        applied = apply_operations(applied, request.operations)
+        touched = {d for op in request.operations for d in _days(op.date_from, op.date_to)}
+        await asyncio.to_thread(
+            run.store.calendar.record_confirmed, key, ledger_days(applied, touched), confirmed_at
+        )
+    outcome.status = ListingStatus.WRITTEN
+
+
+def _days(first: date, last: date) -> list[date]:
+    return [date.fromordinal(n) for n in range(first.toordinal(), last.toordinal() + 1)]

@@ -1,0 +1,53 @@
+"""This channel's own reservations that the PMS holds, per listing and night.
+
+A room-type listing's count is the type's free rooms plus the rooms this channel's own active
+reservations occupy (03-conventions): the channel does not lower ``availableCount`` when it books,
+so it sells ``count`` minus its own reservations. Only reservations the PMS already holds may be
+added back: one the PMS has not received yet has not taken a free room.
+
+The source is the webhook bridge's record of what the PMS was given (``channel_reservation``,
+``SqlWebhookRecords.list_bookings``): the nights the PMS reservation holds, while its status
+holds a room. It costs no request. A channel reservation that reached the PMS some other way is
+not counted, which errs on the safe side: the channel then offers one room fewer, never one more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import date, timedelta
+
+from roomsync.adapters.store.webhook_records import ChannelBooking
+from roomsync.core.api.pms.reservations import ReservationStatus
+
+_FREE_STATUSES = frozenset(
+    {
+        ReservationStatus.CONFIRMED_CANCELLED,
+        ReservationStatus.TENTATIVE_CANCELLED,
+        ReservationStatus.CUSTOMER_NO_SHOW,
+        ReservationStatus.CANCELLED_FROM_CHANNEL,
+    }
+)
+"""PMS statuses under which a reservation holds no room."""
+
+
+def holds_a_room(booking: ChannelBooking) -> bool:
+    if booking.status_type.startswith("cancel") or booking.status_type.endswith("voided"):
+        return False
+    if booking.pms_status is None or booking.pms_date_from is None or booking.pms_date_to is None:
+        return False
+    return booking.pms_status not in _FREE_STATUSES
+
+
+def own_reserved_rooms(bookings: Iterable[ChannelBooking]) -> dict[str, dict[date, int]]:
+    """Per listing id, the rooms its reservations that the PMS holds occupy on each night."""
+    per_listing: dict[str, dict[date, int]] = {}
+    for booking in bookings:
+        if not holds_a_room(booking):
+            continue
+        assert booking.pms_date_from is not None and booking.pms_date_to is not None
+        counts = per_listing.setdefault(booking.listing_id, {})
+        night = booking.pms_date_from
+        while night < booking.pms_date_to:
+            counts[night] = counts.get(night, 0) + 1
+            night += timedelta(days=1)
+    return per_listing

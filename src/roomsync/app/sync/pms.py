@@ -1,0 +1,125 @@
+"""Reading the PMS within the budget (03-conventions): what one sync knows about the property.
+
+Per sync, for the horizon ``first..last``:
+
+* free rooms: ONE ``POST /v1/Availability/Room`` with ``groupDates=1`` (all rooms, all types);
+* closures: ONE ``POST /v1/Availability/RoomType/Combined`` over the horizon, plus the splitting
+  reads of :mod:`.closures` for a room type whose closed nights are not remembered yet;
+* nightly prices: ``CombinedExtended`` windows planned by the core's price detection
+  (:mod:`.prices`), one read when nothing changed.
+
+An unchanged property therefore costs 3 requests. The availability reads run at the
+``AVAILABILITY`` priority, the price reads at ``PRICES``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from roomsync.adapters.client import ServiceClient
+from roomsync.adapters.store import Store
+from roomsync.adapters.store.availability_view import SqlAvailabilityView
+from roomsync.app.sync.closures import Closures, memo_of, read_closures
+from roomsync.app.sync.prices import CurrencyMismatch, PmsPrices, detect_prices
+from roomsync.core.api.pms.availability import (
+    RoomAvailability,
+    RoomAvailabilityRequest,
+    RoomTypeAvailability,
+    RoomTypeAvailabilityExtended,
+    RoomTypeAvailabilityExtendedRequest,
+    RoomTypeAvailabilityRequest,
+)
+from roomsync.core.catalog.types import Priority
+from roomsync.core.sync import NightRun, RoomNights, free_rooms_per_night
+from roomsync.core.sync.price_detection import Window
+
+
+@dataclass
+class PmsFacts:
+    first_night: date
+    last_night: date
+    free_rooms: dict[int, dict[date, int]]
+    closures: Closures
+    prices: PmsPrices
+
+
+def room_nights(entries: Iterable[RoomAvailability]) -> list[RoomNights]:
+    """The ``/v1/Availability/Room`` answer as the core reads it (rooms without a type are left out)."""
+    rooms: list[RoomNights] = []
+    for entry in entries:
+        if entry.room_type_id is None:
+            continue
+        runs = tuple(
+            NightRun(run.date_from, run.date_to, bool(group.is_available))
+            for group in entry.availability_date_ranges
+            for run in group.date_ranges
+        )
+        rooms.append(RoomNights(entry.room_id, entry.room_type_id, runs))
+    return rooms
+
+
+async def read_free_rooms(
+    client: ServiceClient, first: date, last: date, priority: Priority
+) -> dict[int, dict[date, int]]:
+    answer = await client.room_availability(
+        RoomAvailabilityRequest(date_from=first, date_to=last, group_dates=1), priority=priority
+    )
+    return free_rooms_per_night(room_nights(answer), first, last)
+
+
+async def read_pms(
+    client: ServiceClient,
+    store: Store,
+    property_id: str,
+    room_type_ids: Collection[int],
+    first: date,
+    last: date,
+    *,
+    currency: str,
+    memo: dict[str, Any],
+    now: datetime,
+    relocate_closures: bool,
+    max_price_reads: int,
+    price_window_nights: int,
+    concurrency: int,
+) -> PmsFacts:
+    """Free rooms, closures and prices of the horizon; updates ``memo["closures"]`` in place."""
+    read_started = now
+    free = await read_free_rooms(client, first, last, Priority.AVAILABILITY)
+    # the webhook receiver answers guests from this view: every sync keeps it fresh for free
+    await asyncio.to_thread(SqlAvailabilityView(store.engine).save_read, property_id, read_started, free)
+
+    async def combined(a: date, b: date) -> RoomTypeAvailability:
+        request = RoomTypeAvailabilityRequest(date_from=a, date_to=b + timedelta(days=1))
+        return await client.room_type_availability(request, priority=Priority.AVAILABILITY)
+
+    closures = await read_closures(
+        combined, first, last, room_type_ids, memo.get("closures") or {}, relocate=relocate_closures
+    )
+    memo["closures"] = memo_of(closures) | {"checked": [first.isoformat(), last.isoformat()]}
+
+    async def extended(window: Window) -> RoomTypeAvailabilityExtended:
+        request = RoomTypeAvailabilityExtendedRequest(date_from=window.date_from, date_to=window.date_to)
+        return await client.room_type_availability_extended(request, priority=Priority.PRICES)
+
+    try:
+        prices = await detect_prices(
+            extended,
+            store.pms_prices,
+            property_id,
+            room_type_ids,
+            first,
+            last,
+            currency=currency,
+            now=now,
+            max_reads=max_price_reads,
+            window_nights=price_window_nights,
+            concurrency=concurrency,
+        )
+    except CurrencyMismatch as mismatch:
+        prices = PmsPrices(prices={}, complete=False, notes=[f"prices not used: {mismatch}"])
+    return PmsFacts(first, last, free, closures, prices)

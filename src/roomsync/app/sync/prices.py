@@ -1,0 +1,171 @@
+"""PMS nightly prices within the budget: the core's detection planner, driven with real reads.
+
+The planner (``roomsync.core.sync.price_detection``, docs/cost-model.md) decides which
+``CombinedExtended`` windows to read; this module reads them, nearest first and a few at a time,
+and keeps what it learns in the store's PMS price cache (``store.pms_prices``):
+
+* a window whose total equals the sum of the cached nights settles them without nightly reads, so
+  an unchanged horizon costs one read;
+* a changed total is split until the changed nights are found;
+* uncached nights (a cold cache, the night the horizon moved on to) are read one by one, nearest
+  first, at most ``max_reads`` per sync: a cold cache is filled over successive syncs when the
+  budget or the cap stops a sync before it is full.
+
+The reads run at the ``PRICES`` priority, so the budget stops them (``QuotaExhausted``) before
+availability pushes suffer. Whatever was not read keeps its cached price (a night with no cached
+price has none: its channel price is left as it is).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Collection
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from decimal import Decimal
+
+from roomsync.adapters.client import QuotaExhausted
+from roomsync.core.api.pms.availability import RoomTypeAvailabilityExtended
+from roomsync.core.ports import PmsPriceCache
+from roomsync.core.sync.price_detection import (
+    DEFAULT_WINDOW_NIGHTS,
+    DetectionState,
+    Totals,
+    Window,
+    next_reads,
+    outcome,
+    plan_detection,
+    record,
+    updated_cache,
+)
+
+WindowReader = Callable[[Window], Awaitable[RoomTypeAvailabilityExtended]]
+
+
+class CurrencyMismatch(Exception):
+    """The PMS prices come in another currency than the mapping declares."""
+
+
+@dataclass
+class PmsPrices:
+    prices: dict[int, dict[date, Decimal]]
+    """Nightly price per room type and night of the horizon (absent: not known)."""
+    reads: int = 0
+    complete: bool = True
+    """False when the cap or the budget stopped the detection (unread windows keep cached prices)."""
+    changed: int = 0
+    """(room type, night) prices that differ from the cache (new ones included)."""
+    learned: int = 0
+    unknown_nights: int = 0
+    """(room type, night) pairs of the horizon with no price known after the run."""
+    notes: list[str] = field(default_factory=list)
+
+
+def _totals(answer: RoomTypeAvailabilityExtended, types: Collection[int], currency: str) -> Totals:
+    totals: dict[int, Decimal | None] = {}
+    for room in answer.available_rooms:
+        if room.room_type_id not in types:
+            continue
+        if room.price is not None and room.currency_code and room.currency_code.upper() != currency:
+            raise CurrencyMismatch(
+                f"the PMS prices room type {room.room_type_id} in {room.currency_code}, but the mapping's "
+                f"currency is {currency}; load a mapping in {room.currency_code}"
+            )
+        totals[room.room_type_id] = room.price
+    return totals
+
+
+async def detect_prices(
+    read: WindowReader,
+    cache: PmsPriceCache,
+    property_id: str,
+    room_type_ids: Collection[int],
+    first: date,
+    last: date,
+    *,
+    currency: str,
+    now: datetime,
+    max_reads: int,
+    window_nights: int = DEFAULT_WINDOW_NIGHTS,
+    concurrency: int = 4,
+) -> PmsPrices:
+    """Detect the prices of ``room_type_ids`` over ``first..last`` and update the cache."""
+    types = sorted(set(room_type_ids))
+    cached: dict[tuple[int, date], Decimal] = {}
+    for room_type_id in types:
+        rows = await asyncio.to_thread(cache.read_night_prices, property_id, room_type_id, first, last)
+        for night, row in rows.items():
+            if row.currency.upper() == currency:  # a price in another currency is not a price here
+                cached[(room_type_id, night)] = row.price
+    state = plan_detection(types, first, last, cached, window_nights=window_nights)
+    result = PmsPrices(prices={})
+    state, stopped = await _run_reads(read, state, set(types), currency, max_reads, concurrency)
+    if stopped:
+        result.notes.append(stopped)
+    found = outcome(state)
+    result.reads = found.reads
+    result.complete = found.complete
+    result.learned = len(found.learned)
+    result.changed = len(found.changed)
+    fresh = updated_cache(state)
+    await asyncio.to_thread(_save, cache, property_id, types, found.learned, fresh, currency, now)
+    for (room_type_id, night), price in fresh.items():
+        if first <= night <= last:
+            result.prices.setdefault(room_type_id, {})[night] = price
+    horizon_nights = (last - first).days + 1
+    result.unknown_nights = sum(horizon_nights - len(result.prices.get(t, {})) for t in types)
+    return result
+
+
+async def _run_reads(
+    read: WindowReader,
+    state: DetectionState,
+    types: set[int],
+    currency: str,
+    max_reads: int,
+    concurrency: int,
+) -> tuple[DetectionState, str | None]:
+    while not state.done:
+        left = max_reads - state.reads
+        if left <= 0:
+            return state, f"price detection stopped after {state.reads} reads (the per-sync cap)"
+        batch = next_reads(state)[: max(1, min(concurrency, left))]
+        answers = await asyncio.gather(*(read(window) for window in batch), return_exceptions=True)
+        refused = False
+        for window, answer in zip(batch, answers, strict=True):
+            if isinstance(answer, QuotaExhausted):
+                refused = True
+                continue
+            if isinstance(answer, BaseException):
+                raise answer
+            state = record(state, window, _totals(answer, types, currency))
+        if refused:
+            return (
+                state,
+                f"price detection stopped after {state.reads} reads: the day's budget for prices is spent",
+            )
+    return state, None
+
+
+def _save(
+    cache: PmsPriceCache,
+    property_id: str,
+    types: list[int],
+    learned: dict[tuple[int, date], Decimal | None],
+    fresh: dict[tuple[int, date], Decimal],
+    currency: str,
+    now: datetime,
+) -> None:
+    for room_type_id in types:
+        if any(price is None for (t, _), price in learned.items() if t == room_type_id):
+            # a night the PMS no longer prices must leave the cache; the port forgets per room type
+            cache.clear_pms_prices(property_id, room_type_id)
+            keep = {night: price for (t, night), price in fresh.items() if t == room_type_id}
+        else:
+            keep = {
+                night: price
+                for (t, night), price in learned.items()
+                if t == room_type_id and price is not None
+            }
+        if keep:
+            cache.save_night_prices(property_id, room_type_id, keep, currency, now)

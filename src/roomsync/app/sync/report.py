@@ -1,0 +1,143 @@
+"""What one run of the engine did (or, for a plan, would do), for the CLI, the daemon and tests."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from enum import StrEnum
+
+from roomsync.core.catalog.types import Priority
+from roomsync.core.sync import InventoryRequestPlan, PriceElement
+
+WRITE_OPERATIONS = frozenset({"update_inventory", "push_prices"})
+
+
+class ListingStatus(StrEnum):
+    WRITTEN = "written"
+    """The channel accepted every planned request."""
+    UNCHANGED = "unchanged"
+    """The channel already holds the desired calendar: nothing sent."""
+    PLANNED = "planned"
+    """Dry run: the requests were planned, not sent."""
+    PAUSED = "paused"
+    """Not synced: unlinked, suspended, not connected (``reason`` says which)."""
+    NO_BUDGET = "no_budget"
+    """The day's budget refused a request of this listing at its priority."""
+    FAILED = "failed"
+    """The service refused a request or could not be reached; ``reason`` has the error."""
+    SKIPPED = "skipped"
+    """Left for the next full sync (``push_nights`` on a listing the ledger does not know yet)."""
+
+
+@dataclass
+class ListingOutcome:
+    account_id: str
+    listing_id: str
+    room_type_id: int
+    kind: str
+    status: ListingStatus
+    reason: str | None = None
+    read_channel: bool = False
+    """The channel calendar was read (first sync, resync, reconcile) instead of using the ledger."""
+    days_changed: int = 0
+    operations: int = 0
+    requests: list[InventoryRequestPlan] = field(default_factory=list)
+    priority: Priority | None = None
+    drift_days: int = 0
+    """Reconcile: days whose channel state differed from the ledger."""
+
+    @property
+    def key(self) -> str:
+        return f"{self.account_id}/{self.listing_id}"
+
+    @property
+    def write_requests(self) -> int:
+        return len(self.requests)
+
+
+class PricesResult(StrEnum):
+    NOTHING_TO_SEND = "nothing_to_send"
+    PLANNED = "planned"
+    OK = "ok"
+    OK_WITH_WARNINGS = "ok_with_warnings"
+    ERROR = "error"
+    NO_BUDGET = "no_budget"
+    FAILED = "failed"
+    NOT_CONFIGURED = "not_configured"
+
+
+@dataclass
+class PricesOutcome:
+    result: PricesResult = PricesResult.NOT_CONFIGURED
+    elements: tuple[PriceElement, ...] = ()
+    messages: list[str] = field(default_factory=list)
+    """Warnings (result 2) or errors (result 3, or the failure) as the service gave them."""
+
+
+@dataclass
+class PmsSummary:
+    room_types: int = 0
+    availability_reads: int = 0
+    closure_reads: int = 0
+    price_reads: int = 0
+    prices_complete: bool = True
+    prices_changed: int = 0
+    prices_unknown: int = 0
+    closures_located: tuple[int, ...] = ()
+    closures_remembered: tuple[int, ...] = ()
+
+
+@dataclass
+class SyncReport:
+    kind: str
+    property_id: str
+    started_at: datetime
+    first_night: date | None = None
+    last_night: date | None = None
+    dry_run: bool = False
+    finished_at: datetime | None = None
+    run_id: int | None = None
+    result: str = "running"
+    error: str | None = None
+    listings: list[ListingOutcome] = field(default_factory=list)
+    prices: PricesOutcome = field(default_factory=PricesOutcome)
+    pms: PmsSummary = field(default_factory=PmsSummary)
+    requests_by_operation: Counter[str] = field(default_factory=Counter)
+    notes: list[str] = field(default_factory=list)
+    budget_remaining: int | None = None
+    budget_quota: int | None = None
+
+    @property
+    def requests(self) -> int:
+        """Requests this run sent (token requests and retries included)."""
+        return sum(self.requests_by_operation.values())
+
+    @property
+    def writes(self) -> int:
+        return sum(n for op, n in self.requests_by_operation.items() if op in WRITE_OPERATIONS)
+
+    @property
+    def operations(self) -> int:
+        return sum(o.operations for o in self.listings if o.status is ListingStatus.WRITTEN)
+
+    @property
+    def planned_operations(self) -> int:
+        return sum(o.operations for o in self.listings)
+
+    @property
+    def planned_write_requests(self) -> int:
+        listing_writes = sum(o.write_requests for o in self.listings if o.status is not ListingStatus.PAUSED)
+        return listing_writes + (1 if self.prices.elements else 0)
+
+    @property
+    def price_elements_sent(self) -> int:
+        if self.prices.result in (PricesResult.OK, PricesResult.OK_WITH_WARNINGS):
+            return len(self.prices.elements)
+        return 0
+
+    def outcome(self, account_id: str, listing_id: str) -> ListingOutcome | None:
+        for candidate in self.listings:
+            if (candidate.account_id, candidate.listing_id) == (account_id, listing_id):
+                return candidate
+        return None

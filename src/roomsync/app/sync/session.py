@@ -1,0 +1,56 @@
+"""A store, a client and an engine for one property, opened and closed together (CLI, demo)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import datetime
+
+from roomsync.adapters.client import ServiceClient
+from roomsync.adapters.store import Store, open_store
+from roomsync.app.sync.engine import ProgressHook, SyncEngine, SyncOptions, no_progress, utc_now
+from roomsync.app.sync.memo import SyncMemo
+from roomsync.metrics import Metrics
+from roomsync.settings import Settings
+
+
+@dataclass
+class SyncSession:
+    settings: Settings
+    store: Store
+    client: ServiceClient
+    engine: SyncEngine
+
+
+@asynccontextmanager
+async def open_session(
+    settings: Settings,
+    *,
+    upgrade: bool = False,
+    memo: SyncMemo | None = None,
+    metrics: Metrics | None = None,
+    clock: Callable[[], datetime] = utc_now,
+    options: SyncOptions | None = None,
+    progress: ProgressHook = no_progress,
+) -> AsyncIterator[SyncSession]:
+    """Open the store (``upgrade`` migrates it first), a client and an engine; close them after."""
+    store = open_store(settings, upgrade=upgrade)
+    try:
+        client = ServiceClient(settings, budget_store=store.budget, token_store=store.tokens, clock=clock)
+        try:
+            engine = SyncEngine(
+                settings,
+                store,
+                client,
+                memo=memo,
+                metrics=metrics,
+                clock=clock,
+                options=options,
+                progress=progress,
+            )
+            yield SyncSession(settings, store, client, engine)
+        finally:
+            await client.aclose()
+    finally:
+        store.close()

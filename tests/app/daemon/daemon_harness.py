@@ -1,0 +1,226 @@
+"""A real ``roomsync serve`` process against the emulator served over loopback, for the daemon tests.
+
+The emulator runs in a thread of the test process (so a test can also look at its state); the
+daemon is a separate process started with ``python -m roomsync.app.cli serve``. Both talk real
+HTTP: the daemon calls the emulator's API, the emulator delivers webhooks to the daemon.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from datetime import time as day_time
+from pathlib import Path
+from typing import Any, TypeVar
+
+import httpx
+
+from roomsync.emulator.app import create_app
+from roomsync.emulator.clock import EmulatorClock
+from roomsync.emulator.scenario import build_state
+from roomsync.emulator.server import serve_in_thread
+from roomsync.emulator.state import EmulatorState
+
+ROOMSYNC = [sys.executable, "-m", "roomsync.app.cli"]
+PASSWORD = "pw-Kq7rV2xLm9"
+ADMIN_TOKEN = "adm-Tz4wQ8pNc1"
+WEBHOOK_SECRET = "whs-Hb6yR3dJs5"
+
+# The emulator's demo hotel: two single-unit studios (room type 4), the doubles (1), the twins
+# (2); the family suites (3) are not connected on the channel yet, so roomsync keeps them paused.
+DEMO_MAPPING = """
+currency = "EUR"
+
+[[listing]]
+room_type_id = 4
+account_id = "2001"
+listing_id = "41000001"
+kind = "single"
+currency = "EUR"
+
+[[listing]]
+room_type_id = 4
+account_id = "2001"
+listing_id = "41000002"
+kind = "single"
+currency = "EUR"
+
+[[listing]]
+room_type_id = 1
+account_id = "2001"
+listing_id = "41000003"
+kind = "room_type"
+currency = "EUR"
+
+[[listing]]
+room_type_id = 2
+account_id = "2002"
+listing_id = "41000004"
+kind = "room_type"
+currency = "EUR"
+
+[[listing]]
+room_type_id = 3
+account_id = "2002"
+listing_id = "41000005"
+kind = "room_type"
+currency = "EUR"
+
+[[connected]]
+room_type_id = 1
+standard = true
+non_refundable_discount_percent = 10
+
+[[connected]]
+room_type_id = 2
+standard = true
+"""
+
+T = TypeVar("T")
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def wait_until(check: Callable[[], T | None], timeout: float, what: str, interval: float = 0.05) -> T:
+    """Poll ``check`` until it returns something truthy (the daemon is another process: its state
+    can only be observed, not awaited)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(interval)
+
+
+@dataclass
+class Emulator:
+    state: EmulatorState
+    url: str
+    control: httpx.Client
+
+    def post(self, path: str, body: dict[str, Any] | None = None, ok: tuple[int, ...] = (200,)) -> Any:
+        response = self.control.post(path, json=body or {})
+        assert response.status_code in ok, f"{path}: {response.status_code} {response.text}"
+        return response.json()
+
+    def get(self, path: str, **params: Any) -> Any:
+        response = self.control.get(path, params=params)
+        assert response.status_code == 200, f"{path}: {response.status_code} {response.text}"
+        return response.json()
+
+
+@contextlib.contextmanager
+def emulator_at_start_of_today(*, quota: int | None = None) -> Iterator[Emulator]:
+    """The demo hotel with its clock frozen at 00:00:30 UTC of today's (wall clock) date, so the
+    emulated day and the daemon's quota day are the same date; a distinctive password."""
+    start = datetime.combine(datetime.now(UTC).date(), day_time(0, 0, 30), tzinfo=UTC)
+    state = build_state("demo", 7, clock=EmulatorClock(start, frozen=True))
+    with (
+        serve_in_thread(create_app(state)) as url,
+        httpx.Client(base_url=f"{url}/_emulator", timeout=30) as control,
+    ):
+        emulator = Emulator(state, url, control)
+        emulator.post("/auth", {"password": PASSWORD})
+        if quota is not None:
+            emulator.post("/quota", {"dailyQuota": quota})
+        yield emulator
+
+
+@dataclass
+class DaemonProcess:
+    process: subprocess.Popen[bytes]
+    url: str
+    log_path: Path
+    data_dir: Path
+    http: httpx.Client = field(default_factory=lambda: httpx.Client(timeout=30))
+
+    def admin(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        headers = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+        return self.http.request(method, f"{self.url}/admin{path}", headers=headers, **kwargs)
+
+    def status(self) -> dict[str, Any]:
+        response = self.admin("GET", "/status")
+        assert response.status_code == 200, response.text
+        data: dict[str, Any] = response.json()
+        return data
+
+    def job(self, kind: str) -> dict[str, Any]:
+        return next(job for job in self.status()["schedule"]["jobs"] if job["kind"] == kind)
+
+    def metrics_text(self) -> str:
+        response = self.http.get(f"{self.url}/metrics")
+        assert response.status_code == 200
+        return response.text
+
+    def alive(self) -> bool:
+        try:
+            return self.http.get(f"{self.url}/healthz").status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def stop(self, timeout: float = 60) -> int:
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout)
+        finally:
+            self.http.close()
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(10)
+        self.http.close()
+
+
+def daemon_env(emulator_url: str, data_dir: Path, port: int, **settings: str) -> dict[str, str]:
+    mapping = data_dir.parent / "mapping.toml"
+    mapping.write_text(DEMO_MAPPING)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ROOMSYNC_")}
+    env.update(
+        ROOMSYNC_BASE_URL=emulator_url,
+        ROOMSYNC_USERNAME="demo",
+        ROOMSYNC_PASSWORD=PASSWORD,
+        ROOMSYNC_DOMAIN="demo-hotel",
+        ROOMSYNC_DATA_DIR=str(data_dir),
+        ROOMSYNC_MAPPING_FILE=str(mapping),
+        ROOMSYNC_SERVE_PORT=str(port),
+        ROOMSYNC_ADMIN_TOKEN=ADMIN_TOKEN,
+        ROOMSYNC_WEBHOOK_SECRET=WEBHOOK_SECRET,
+    )
+    env.update({f"ROOMSYNC_{name.upper()}": value for name, value in settings.items()})
+    return env
+
+
+def start_daemon(env: dict[str, str], log_path: Path, *args: str) -> DaemonProcess:
+    port = int(env["ROOMSYNC_SERVE_PORT"])
+    with open(log_path, "wb") as log_file:
+        process = subprocess.Popen(
+            [*ROOMSYNC, "serve", *args], env=env, stdout=log_file, stderr=subprocess.STDOUT
+        )
+    daemon = DaemonProcess(process, f"http://127.0.0.1:{port}", log_path, Path(env["ROOMSYNC_DATA_DIR"]))
+    try:
+        wait_until(lambda: daemon.alive() or process.poll() is not None, 60, "the daemon to answer /healthz")
+    except BaseException:
+        daemon.kill()
+        raise
+    if process.poll() is not None:
+        raise AssertionError(f"roomsync serve exited with {process.returncode}:\n{daemon.log()}")
+    return daemon

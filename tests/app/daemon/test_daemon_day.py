@@ -1,0 +1,320 @@
+"""A day of a real `roomsync serve` process against the emulator, compressed into about a minute.
+
+The emulator's clock starts at 00:00:30 of today and is advanced through its control surface as
+real time passes (one emulated day per ``DAY_SECONDS`` real seconds); the daemon runs with
+``time_scale`` set to the same compression and plans from the quota reset the emulator's usage
+headers announce. During the day: front-desk bookings and a cancellation, guest bookings through
+the webhooks (the emulator delivers them to the daemon's receiver over HTTP), PMS price changes,
+a closure, and a host unlinking a listing. At the end, the channel must hold what the PMS implies
+for every active listing, every guest booking must be in the PMS once, the requests spent must be
+within the quota and agree with /metrics, and SIGTERM must stop the process cleanly.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from daemon_harness import (
+    ADMIN_TOKEN,
+    PASSWORD,
+    WEBHOOK_SECRET,
+    Emulator,
+    daemon_env,
+    emulator_at_start_of_today,
+    free_port,
+    start_daemon,
+    wait_until,
+)
+from prometheus_client.parser import text_string_to_metric_families
+
+pytestmark = pytest.mark.slow
+
+DAY_SECONDS = 60.0
+"""Real seconds one emulated day takes."""
+TIME_SCALE = DAY_SECONDS / 86_400
+CHECKED_NIGHTS = 60
+QUOTA = 1500
+LISTING_ROOM_TYPE = {"41000001": 4, "41000002": 4, "41000003": 1, "41000004": 2}
+SINGLE = {"41000001", "41000002"}
+INVENTORY = {"41000003": 8, "41000004": 6}
+"""totalInventoryCount of the demo's room-type listings (the channel caps a count at it)."""
+
+
+@dataclass
+class Day:
+    emulator: Emulator
+    today: date
+    guest_codes: list[str]
+    front_desk: list[int]
+    prices: dict[tuple[int, date], Decimal]
+
+    def night(self, offset: int) -> date:
+        return self.today + timedelta(days=offset)
+
+    # --- the front desk ------------------------------------------------------------------------
+    def book_front_desk(self, room_type_id: int, first: int, nights: int) -> None:
+        answer = self.emulator.post(
+            "/pms/book",
+            {
+                "dateFrom": self.night(first).isoformat(),
+                "dateTo": self.night(first + nights).isoformat(),
+                "lastName": f"Desk{len(self.front_desk)}",
+                "roomTypeId": room_type_id,
+            },
+        )
+        self.front_desk.append(answer["reservationId"])
+
+    def cancel_front_desk(self) -> None:
+        self.emulator.post("/pms/cancel", {"reservationId": self.front_desk[0]})
+
+    def change_price(self, room_type_id: int, first: int, last: int, price: str) -> None:
+        body = {
+            "roomTypeId": room_type_id,
+            "dateFrom": self.night(first).isoformat(),
+            "dateTo": self.night(last).isoformat(),
+            "price": price,
+        }
+        self.emulator.post("/pms/price", body)
+        for offset in range(first, last + 1):
+            self.prices[(room_type_id, self.night(offset))] = Decimal(price)
+
+    def close(self, room_type_id: int, first: int, last: int) -> None:
+        self.emulator.post(
+            "/pms/close",
+            {
+                "roomTypeId": room_type_id,
+                "dateFrom": self.night(first).isoformat(),
+                "dateTo": self.night(last).isoformat(),
+            },
+        )
+
+    # --- guests and hosts ----------------------------------------------------------------------
+    def guest_books(self, listing_id: str, nights: int = 2) -> None:
+        """A guest books the first stay from day 3 on that the PMS and the channel both offer."""
+        free = pms_free_rooms(self.emulator, self.today, self.night(CHECKED_NIGHTS))
+        room_type = str(LISTING_ROOM_TYPE[listing_id])
+        channel = {d["date"]: d for d in calendar(self.emulator, listing_id, self.today, CHECKED_NIGHTS)}
+
+        def sellable(day: date) -> bool:
+            entry = channel[day.isoformat()]
+            if free[room_type][day.isoformat()] < 1 or entry["availability"] == "unavailable":
+                return False
+            return listing_id in SINGLE or (entry["availableCount"] or 0) - entry["reserved"] > 0
+
+        start = next(
+            offset
+            for offset in range(3, CHECKED_NIGHTS - nights)
+            if all(sellable(self.night(offset + n)) for n in range(nights))
+        )
+        answer = self.emulator.post(
+            "/guest/book",
+            {"listingId": listing_id, "startDate": self.night(start).isoformat(), "nights": nights},
+            ok=(200, 409),
+        )
+        assert answer["booked"], f"the guest booking of {listing_id} was refused: {answer}"
+        self.guest_codes.append(answer["confirmationCode"])
+
+    def unlink(self, account_id: str, listing_id: str) -> None:
+        self.emulator.post("/host/unlink", {"accountId": account_id, "listingIds": [listing_id]})
+
+
+def pms_free_rooms(emulator: Emulator, first: date, last: date) -> dict[str, dict[str, int]]:
+    answer: dict[str, dict[str, int]] = emulator.get(
+        "/pms/availability", **{"from": first.isoformat(), "to": last.isoformat()}
+    )["freeRooms"]
+    return answer
+
+
+def calendar(emulator: Emulator, listing_id: str, first: date, nights: int) -> list[dict[str, Any]]:
+    last = first + timedelta(days=nights - 1)
+    days: list[dict[str, Any]] = emulator.get(
+        f"/channel/calendar/{listing_id}", **{"from": first.isoformat(), "to": last.isoformat()}
+    )["days"]
+    return days
+
+
+ACTIVITIES: list[tuple[float, Callable[[Day], None]]] = [
+    (1.0, lambda d: d.book_front_desk(1, 3, 3)),
+    (2.5, lambda d: d.guest_books("41000003")),
+    (3.0, lambda d: d.change_price(1, 20, 22, "150.00")),
+    (4.0, lambda d: d.book_front_desk(4, 5, 2)),
+    (5.0, lambda d: d.guest_books("41000001")),
+    (6.0, lambda d: d.book_front_desk(2, 8, 3)),
+    (7.0, lambda d: d.cancel_front_desk()),
+    (9.0, lambda d: d.guest_books("41000004", 3)),
+    (10.0, lambda d: d.change_price(2, 30, 31, "99.00")),
+    (12.0, lambda d: d.unlink("2001", "41000002")),
+    (13.0, lambda d: d.book_front_desk(1, 40, 3)),
+    (15.0, lambda d: d.guest_books("41000003", 3)),
+    (17.0, lambda d: d.book_front_desk(2, 12, 3)),
+    (18.0, lambda d: d.close(2, 50, 51)),
+    (20.0, lambda d: d.guest_books("41000004")),
+    (21.0, lambda d: d.book_front_desk(4, 15, 2)),
+]
+"""(emulated hour, what happens then)."""
+
+
+def expected_calendar(day: Day, listing_id: str) -> dict[str, tuple[str, int | None]]:
+    """(availability, count) per night that the PMS implies for a listing (independent of roomsync)."""
+    state = day.emulator.state
+    room_type = LISTING_ROOM_TYPE[listing_id]
+    free = pms_free_rooms(day.emulator, day.today, day.night(CHECKED_NIGHTS - 1))[str(room_type)]
+    closed = set(state.pms.room_type_closures.get(room_type, set())) | set(state.pms.property_closures)
+    own: Counter[date] = Counter()
+    for code in day.guest_codes:  # roomsync's own bookings: the channel holds them beside the count
+        reservation = state.channel.reservations[code]
+        if reservation.listing_id == listing_id and reservation.status_type == "accept":
+            for n in range(reservation.nights):
+                own[reservation.start_date + timedelta(days=n)] += 1
+    expected: dict[str, tuple[str, int | None]] = {}
+    for offset in range(CHECKED_NIGHTS):
+        night = day.night(offset)
+        rooms = free[night.isoformat()]
+        if listing_id in SINGLE:
+            expected[night.isoformat()] = (
+                "available" if rooms >= 1 and night not in closed else "unavailable",
+                None,
+            )
+        else:
+            count = min(rooms + own[night], INVENTORY[listing_id])
+            expected[night.isoformat()] = ("unavailable" if night in closed else "available", count)
+    return expected
+
+
+def run_day(day: Day, advance_to: Callable[[float], None]) -> None:
+    pending = sorted(ACTIVITIES, key=lambda item: item[0])
+    started = datetime.now(UTC)
+    while pending:
+        elapsed_hours = (datetime.now(UTC) - started).total_seconds() / DAY_SECONDS * 24
+        advance_to(elapsed_hours)
+        while pending and pending[0][0] <= elapsed_hours:
+            _, activity = pending.pop(0)
+            activity(day)
+        time.sleep(0.05)  # pacing the emulated clock, not waiting for the daemon
+
+
+def test_a_day_of_roomsync_serve_against_the_emulator(tmp_path: Path) -> None:
+    with emulator_at_start_of_today() as emulator:
+        start = emulator.state.clock.now()
+        today = start.date()
+
+        def advance_to(hours: float) -> None:
+            target = start + timedelta(hours=min(hours, 23.5))
+            behind = (target - emulator.state.clock.now()).total_seconds()
+            if behind > 0:
+                emulator.post("/clock/advance", {"seconds": behind})
+
+        port = free_port()
+        env = daemon_env(
+            emulator.url,
+            tmp_path / "data",
+            port,
+            time_scale=str(TIME_SCALE),
+            log_format="json",
+            reconcile_interval_seconds="28800",
+            schedule_jitter_seconds="0",
+        )
+        daemon = start_daemon(env, tmp_path / "daemon.log", "--migrate")
+        try:
+            # unsigned deliveries: the emulator signs with its own (far from real) clock, which the
+            # receiver's 5-minute tolerance would refuse; the secret is still configured (and must
+            # never reach the log)
+            emulator.post("/webhooks/receiver", {"url": f"{daemon.url}/webhooks/RentalChannel"})
+            wait_until(lambda: daemon.job("prices")["last_result"] == "ok", 60, "the first full sync")
+            day = Day(emulator, today, [], [], {})
+            run_day(day, advance_to)
+            last_change = datetime.now(UTC)
+
+            # settle: webhooks delivered and applied, then a full sync and a poll that started after
+            # the last change
+            assert emulator.post("/webhooks/wait", {"state": "settled", "timeout": 30})["done"]
+            wait_until(lambda: daemon.status()["inbox"]["backlog"] == 0, 30, "the inbox to drain")
+
+            def ran_since(kind: str) -> bool:
+                advance_to(24)
+                job = daemon.job(kind)
+                finished = job["last_run_at"]
+                return finished is not None and datetime.fromisoformat(finished) > last_change + timedelta(
+                    seconds=0.5
+                )
+
+            wait_until(lambda: ran_since("prices") and ran_since("poll"), 60, "a full sync after the day")
+            wait_until(lambda: daemon.status()["inbox"]["backlog"] == 0, 30, "the inbox to drain")
+            status = daemon.status()
+
+            # the channel holds what the PMS implies, for every active listing
+            unlinked = {row["listing_id"] for row in status["listings"] if row["paused"]}
+            assert "41000002" in unlinked and "41000005" in unlinked
+            for listing_id in sorted(set(LISTING_ROOM_TYPE) - unlinked):
+                expected = expected_calendar(day, listing_id)
+                held = calendar(emulator, listing_id, today, CHECKED_NIGHTS)
+                got = {}
+                for entry in held:
+                    availability = entry["availability"]
+                    if listing_id in SINGLE and entry["reserved"]:
+                        availability = "unavailable"  # the channel's own hold
+                        expected[entry["date"]] = ("unavailable", None)
+                    got[entry["date"]] = (availability, entry["availableCount"])
+                assert got == expected, f"listing {listing_id} differs from the PMS"
+            doubles = {d["date"]: d for d in calendar(emulator, "41000003", today, CHECKED_NIGHTS)}
+            for (room_type, night), price in day.prices.items():
+                if room_type == 1:
+                    assert Decimal(str(doubles[night.isoformat()]["dailyPrice"])) == price
+
+            # every guest booking is in the PMS, once
+            assert len(day.guest_codes) == 5
+            pms_codes = Counter(
+                r.booking_agency_reference_code for r in emulator.state.pms.reservations.values()
+            )
+            for code in day.guest_codes:
+                assert pms_codes[code] == 1, f"guest booking {code} is in the PMS {pms_codes[code]} times"
+
+            # the plan follows the server's quota reset (usage headers), not the daemon's own clock
+            emulated_reset = emulator.state.clock.seconds_to_midnight()
+            assert abs(status["schedule"]["seconds_to_reset"] - emulated_reset) < 1800
+            assert status["schedule"]["poll_interval_seconds"] is not None
+
+            # requests: within the quota, and what /metrics counted is what the emulator received
+            counted_before = requests_in_metrics(daemon.metrics_text())
+            log = emulator.get("/requests", limit=1)
+            counted_after = requests_in_metrics(daemon.metrics_text())
+            received = log["total"]
+            assert counted_before <= received <= counted_after + 8  # a few may be in flight
+            assert received <= QUOTA
+            assert "429" not in {str(status_code) for status_code in log["byStatus"]}
+            assert emulator.state.quota.used <= QUOTA
+        finally:
+            code = daemon.stop()
+        assert code == 0, daemon.log()[-3000:]
+
+    # SIGTERM left nothing half-done
+    database = tmp_path / "data" / "roomsync.db"
+    with sqlite3.connect(database) as db:
+        running = db.execute("SELECT id, kind FROM sync_run WHERE result IS NULL").fetchall()
+        token = db.execute("SELECT access_token FROM token").fetchone()[0]
+        kinds = dict(db.execute("SELECT kind, count(*) FROM sync_run GROUP BY kind").fetchall())
+    assert running == []
+    assert {"sync", "poll", "push", "reconcile"} <= set(kinds), kinds
+    text = daemon.log()
+    assert "stopped" in text
+    for secret in (PASSWORD, ADMIN_TOKEN, WEBHOOK_SECRET, token):
+        assert secret not in text
+
+
+def requests_in_metrics(text: str) -> int:
+    total = 0.0
+    for family in text_string_to_metric_families(text):
+        if family.name == "roomsync_requests":
+            total += sum(
+                sample.value for sample in family.samples if sample.name == "roomsync_requests_total"
+            )
+    return int(total)

@@ -1,0 +1,148 @@
+"""``roomsync demo | mappings | plan | sync | resync | status`` as real processes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tomllib
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from sync_harness import NOW, PASSWORD, PUT_INVENTORY, READ_INVENTORY, USERNAME, Control, Emulator
+
+ROOMSYNC = [sys.executable, "-m", "roomsync.app.cli"]
+
+
+def run(args: list[str], env: dict[str, str], timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*ROOMSYNC, *args], env=env, capture_output=True, text=True, timeout=timeout, check=False
+    )
+
+
+def clean_env(tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ROOMSYNC_")}
+    env["XDG_DATA_HOME"] = str(tmp_path / "xdg")
+    env["COLUMNS"] = "200"
+    return env
+
+
+def row_of(output: str, label: str) -> list[str]:
+    """The cells of the table row that starts with ``label``."""
+    for line in output.splitlines():
+        cells = [cell.strip() for cell in line.replace("┃", "│").split("│")[1:-1]]
+        if cells and cells[0] == label:
+            return cells
+    raise AssertionError(f"no row {label!r} in:\n{output}")
+
+
+@pytest.mark.slow
+def test_demo_runs_on_a_fresh_machine_and_leaves_its_data_for_status(tmp_path: Path) -> None:
+    env = clean_env(tmp_path)
+
+    demo = run(["demo"], env)
+
+    assert demo.returncode == 0, demo.stdout + demo.stderr
+    output = demo.stdout
+    assert "what it cost" in output and "listing 2001/41000003 on the channel" in output
+    header = row_of(output, "step")
+    quiet = dict(zip(header, row_of(output, "sync, nothing changed"), strict=True))
+    assert quiet["writes"] == "0" and int(quiet["requests"]) <= 3 and quiet["result"] == "ok"
+    changed = dict(zip(header, row_of(output, "sync after the changes"), strict=True))
+    assert changed["writes"] == "2" and changed["result"] == "ok"  # the doubles' PUT, one POST Prices
+    assert (tmp_path / "xdg" / "roomsync" / "roomsync.db").is_file()
+
+    status = run(["status"], env)
+
+    assert status.returncode == 0, status.stderr
+    for listing in ("2001/41000001", "2001/41000003", "2002/41000004"):
+        assert listing in status.stdout
+    assert "not connected (Undecided)" in status.stdout
+    assert "recent runs" in status.stdout
+
+
+def cli_env(tmp_path: Path, emulator: Emulator) -> dict[str, str]:
+    env = clean_env(tmp_path)
+    env.update(
+        ROOMSYNC_BASE_URL=emulator.url,
+        ROOMSYNC_USERNAME=USERNAME,
+        ROOMSYNC_PASSWORD=PASSWORD,
+        ROOMSYNC_DOMAIN="demo-hotel",
+        ROOMSYNC_DATA_DIR=str(tmp_path / "data"),
+        ROOMSYNC_HORIZON_DAYS="45",
+    )
+    return env
+
+
+def test_mappings_plan_sync_resync_status_from_the_command_line(
+    tmp_path: Path, emulator: Emulator, control: Control
+) -> None:
+    env = cli_env(tmp_path, emulator)
+    assert run(["db", "upgrade"], env).returncode == 0
+    mapping_file = tmp_path / "mapping.toml"
+
+    suggested = run(["mappings", "suggest", "--currency", "EUR", "-o", str(mapping_file)], env)
+
+    assert suggested.returncode == 0, suggested.stderr
+    assert control.total() == 3  # the token, GET Listings, GET Rooms
+    mapped = {entry["listing_id"]: entry for entry in tomllib.loads(mapping_file.read_text())["listing"]}
+    for hint in emulator.state.scenario.hints["listings"]:
+        assert mapped[hint["listingId"]]["room_type_id"] == hint["pmsRoomTypeId"]
+        if hint["inventory"] == "room-type" and hint["connected"] == "Full":
+            assert mapped[hint["listingId"]]["kind"] == "room_type"
+
+    dollars = tmp_path / "dollars.toml"
+    dollars.write_text(mapping_file.read_text().replace('"EUR"', '"USD"'))
+    refused = run(["mappings", "load", str(dollars)], env)
+    assert refused.returncode == 2
+    assert "currency USD differs from the PMS currency EUR" in refused.stderr
+
+    loaded = run(["mappings", "load", str(mapping_file)], env)
+    assert loaded.returncode == 0, loaded.stderr
+    assert "loaded 6 listings" in loaded.stdout
+
+    control.clear_log()
+    plan = run(["plan"], env)
+    assert plan.returncode == 0, plan.stderr
+    assert "would send: 5 write requests" in plan.stdout  # 4 connected listings and one Prices batch
+    assert control.counts().get(PUT_INVENTORY, 0) == 0
+
+    sync = run(["sync"], env)
+    assert sync.returncode == 0, sync.stderr
+    assert control.counts()[PUT_INVENTORY] == 4
+    assert "result: ok" in sync.stdout
+
+    first = NOW.date() + timedelta(days=3)
+    control.clear_log()
+    resync = run(
+        [
+            "resync",
+            "--listing",
+            "2001/41000003",
+            "--from",
+            str(first),
+            "--to",
+            str(first + timedelta(days=5)),
+        ],
+        env,
+    )
+    assert resync.returncode == 0, resync.stderr
+    assert control.counts()[READ_INVENTORY] == 1
+
+    bad = run(["resync", "--listing", "41000003"], env)
+    assert bad.returncode == 2 and "ACCOUNT/LISTING" in bad.stderr
+
+    status = run(["status"], env)
+    assert status.returncode == 0, status.stderr
+    assert "resync" in status.stdout and "2001/41000003" in status.stdout and "ok" in status.stdout
+
+
+def test_sync_without_a_mapping_says_how_to_load_one(tmp_path: Path, emulator: Emulator) -> None:
+    env = cli_env(tmp_path, emulator)
+    assert run(["db", "upgrade"], env).returncode == 0
+
+    result = run(["sync"], env)
+
+    assert result.returncode == 1
+    assert "roomsync mappings load FILE" in result.stderr

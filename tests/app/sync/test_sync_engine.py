@@ -1,0 +1,387 @@
+"""The sync engine against the emulator over loopback HTTP, with the real store.
+
+Convergence is judged against the emulator's own PMS state and channel read-backs
+(sync_harness), never against the engine's computation.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import Any
+
+import pytest
+from sync_harness import (
+    HORIZON,
+    NOW,
+    POST_PRICES,
+    PUT_INVENTORY,
+    READ_INVENTORY,
+    Control,
+    Emulator,
+    EngineFactory,
+    channel_mismatches,
+    connected_mismatches,
+    load_demo_mapping,
+)
+
+from roomsync.adapters.store import Store
+from roomsync.adapters.store.webhook_records import ChannelBooking, SqlWebhookRecords
+from roomsync.app.sync import ListingStatus, MemorySyncMemo, PricesResult, SyncOptions
+from roomsync.core.ports import ListingKey
+
+FIRST = NOW.date()
+LAST = FIRST + timedelta(days=HORIZON - 1)
+DOUBLES = ("2001", "41000003")  # room-type listing of room type 1
+
+
+def assert_converged(emulator: Emulator, control: Control) -> None:
+    mismatches = channel_mismatches(emulator.state, control, FIRST, LAST)
+    assert mismatches == [], f"{len(mismatches)} differences, first: {mismatches[:5]}"
+    price_mismatches = connected_mismatches(emulator.state, control, FIRST, LAST)
+    assert price_mismatches == [], f"{len(price_mismatches)} differences, first: {price_mismatches[:5]}"
+
+
+async def test_demo_property_converges_and_a_quiet_sync_costs_three_reads(
+    emulator: Emulator, control: Control, make_engine: EngineFactory, store_on: Store
+) -> None:
+    engine = make_engine(store_on)
+    load_demo_mapping(store_on, engine.settings, emulator.state)
+    assert channel_mismatches(emulator.state, control, FIRST, LAST), "the demo channel starts stale"
+
+    first = await engine.sync_property()
+
+    assert first.result == "ok", first.error
+    assert_converged(emulator, control)
+    counts = control.counts()
+    # one channel read and one PUT per connected listing, one POST Prices
+    assert counts[READ_INVENTORY] == 4 and counts[PUT_INVENTORY] == 4 and counts[POST_PRICES] == 1
+
+    # a new engine, client and memo instance, as after a restart: only the store and memo file remain
+    control.clear_log()
+    second = await make_engine(store_on).sync_property()
+
+    assert second.result == "ok"
+    assert control.writes() == 0
+    assert control.total() <= 3
+    assert all(o.status in (ListingStatus.UNCHANGED, ListingStatus.PAUSED) for o in second.listings)
+    runs = store_on.sync_runs.recent_runs(engine.property_id)
+    assert [run.kind for run in runs] == ["sync", "sync"]
+    assert runs[0].requests_spent == control.total() and runs[0].operations == 0
+    assert runs[1].operations == first.operations > 0 and runs[1].price_elements == len(first.prices.elements)
+
+
+async def test_front_desk_changes_reach_the_channel_on_the_next_sync(
+    emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
+) -> None:
+    engine = make_engine(sqlite_store)
+    load_demo_mapping(sqlite_store, engine.settings, emulator.state)
+    await engine.sync_property()
+    free = control.free_rooms(FIRST, LAST)[1]
+    start = next(n for n in sorted(free) if n > FIRST and free[n] > 0 and free[n + timedelta(days=1)] > 0)
+    control.call(
+        "POST",
+        "/pms/book",
+        {
+            "dateFrom": start.isoformat(),
+            "dateTo": (start + timedelta(days=2)).isoformat(),
+            "lastName": "Test",
+            "roomTypeId": 1,
+        },
+    )
+    control.call(
+        "POST",
+        "/pms/price",
+        {
+            "roomTypeId": 2,
+            "dateFrom": str(FIRST + timedelta(days=30)),
+            "dateTo": str(FIRST + timedelta(days=33)),
+            "price": "123.45",
+        },
+    )
+    control.call(
+        "POST",
+        "/pms/close",
+        {
+            "dateFrom": str(FIRST + timedelta(days=60)),
+            "dateTo": str(FIRST + timedelta(days=61)),
+            "roomTypeId": 1,
+        },
+    )
+    control.call(
+        "POST",
+        "/pms/close",
+        {"dateFrom": str(FIRST + timedelta(days=70)), "dateTo": str(FIRST + timedelta(days=70))},
+    )
+    control.clear_log()
+
+    report = await engine.sync_property()
+
+    assert report.result == "ok"
+    assert_converged(emulator, control)
+    written = {o.listing_id for o in report.listings if o.status is ListingStatus.WRITTEN}
+    # the booking and closure touch room type 1, the price type 2, the property closure every listing
+    assert written == {"41000001", "41000002", "41000003", "41000004"}
+    assert control.counts()[PUT_INVENTORY] == 4 and control.counts()[POST_PRICES] == 1
+    assert report.pms.closures_located == (1,)
+
+
+@pytest.mark.parametrize("broken", ["calendar", "channel_prices"])
+async def test_a_crash_between_the_write_and_the_ledger_converges_on_the_next_sync(
+    emulator: Emulator, control: Control, make_engine: EngineFactory, store_on: Store, broken: str
+) -> None:
+    engine = make_engine(store_on)
+    load_demo_mapping(store_on, engine.settings, emulator.state)
+    await engine.sync_property()
+    control.call(
+        "POST",
+        "/pms/book",
+        {
+            "dateFrom": str(FIRST + timedelta(days=5)),
+            "dateTo": str(FIRST + timedelta(days=7)),
+            "lastName": "Crash",
+            "roomTypeId": 2,
+        },
+    )
+    control.call(
+        "POST",
+        "/pms/price",
+        {
+            "roomTypeId": 2,
+            "dateFrom": str(FIRST + timedelta(days=9)),
+            "dateTo": str(FIRST + timedelta(days=9)),
+            "price": "77",
+        },
+    )
+    port = getattr(store_on, broken)
+    store_on.__dict__[broken] = FailsOnce(
+        port, "record_confirmed" if broken == "calendar" else "record_pushed_prices"
+    )
+    control.clear_log()
+
+    with pytest.raises(RuntimeError, match="the process died"):
+        await engine.sync_property()
+
+    assert control.counts()[PUT_INVENTORY] == 1  # the write reached the channel, the ledger missed it
+    store_on.__dict__[broken] = port
+    control.clear_log()
+    repaired = await make_engine(store_on).sync_property()
+
+    assert repaired.result == "ok"
+    assert_converged(emulator, control)
+    if broken == "calendar":  # the stale ledger made the same operations go out once more
+        assert control.counts()[PUT_INVENTORY] == 1
+    else:
+        assert control.counts()[POST_PRICES] == 1 and control.counts().get(PUT_INVENTORY, 0) == 0
+    control.clear_log()
+    assert (await engine.sync_property()).result == "ok" and control.writes() == 0
+
+
+class FailsOnce:
+    """A store port whose ``method`` raises once, as if the process died right there."""
+
+    def __init__(self, port: Any, method: str) -> None:
+        self._port, self._method, self.failed = port, method, False
+
+    def __getattr__(self, name: str) -> Any:
+        attribute = getattr(self._port, name)
+        if name != self._method or self.failed:
+            return attribute
+
+        def fail(*args: Any, **kwargs: Any) -> None:
+            self.failed = True
+            raise RuntimeError("the process died between the write and the ledger")
+
+        return fail
+
+
+async def test_paused_and_unconnected_listings_are_skipped_and_said_so(
+    emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
+) -> None:
+    engine = make_engine(sqlite_store)
+    load_demo_mapping(sqlite_store, engine.settings, emulator.state)
+    sqlite_store.listing_states.set_paused(
+        ListingKey(engine.property_id, *DOUBLES), True, "unlinked by the host"
+    )
+    untouched = {lid: control.calendar(lid, FIRST, LAST) for lid in ("41000003", "41000005", "41000006")}
+
+    report = await engine.sync_property()
+
+    reasons = {o.listing_id: o.reason for o in report.listings if o.status is ListingStatus.PAUSED}
+    assert reasons["41000003"] == "unlinked by the host"
+    assert "not connected" in (reasons["41000005"] or "") and "not connected" in (reasons["41000006"] or "")
+    for listing_id, before in untouched.items():
+        assert control.calendar(listing_id, FIRST, LAST) == before
+    assert control.counts()[PUT_INVENTORY] == 3  # the two studios and the twins
+
+
+async def test_plan_sends_no_write_and_the_sync_after_it_reads_nothing_twice(
+    emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
+) -> None:
+    engine = make_engine(sqlite_store)
+    load_demo_mapping(sqlite_store, engine.settings, emulator.state)
+    before = control.calendar("41000001", FIRST, LAST)
+
+    plan = await engine.plan()
+
+    assert (
+        plan.result == "planned"
+        and plan.planned_operations > 0
+        and plan.prices.result is PricesResult.PLANNED
+    )
+    assert control.writes() == 0 and control.calendar("41000001", FIRST, LAST) == before
+    assert sqlite_store.sync_runs.recent_runs(engine.property_id) == []
+    reads = control.total()
+    assert plan.requests == reads
+    control.clear_log()
+    report = await engine.sync_property()
+    # the channel reads and the cold price cache were paid by the plan
+    assert control.counts().get(READ_INVENTORY, 0) == 0 and control.total() - control.writes() <= 3
+    assert report.operations == plan.planned_operations
+    assert_converged(emulator, control)
+
+
+async def test_resync_repairs_drift_the_ledger_cannot_see(
+    emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
+) -> None:
+    engine = make_engine(sqlite_store)
+    load_demo_mapping(sqlite_store, engine.settings, emulator.state)
+    await engine.sync_property()
+    drift = FIRST + timedelta(days=12)
+    # someone else changes the channel calendar behind roomsync's back
+    await engine.client.update_inventory(_block_body(DOUBLES, drift, drift + timedelta(days=2)))
+    assert control.calendar("41000003", drift, drift)[drift]["availability"] == "unavailable"
+    await engine.sync_property()
+    assert control.calendar("41000003", drift, drift)[drift]["availability"] == "unavailable"
+    control.clear_log()
+
+    report = await engine.resync([DOUBLES], drift - timedelta(days=3), drift + timedelta(days=10))
+
+    outcome = report.outcome(*DOUBLES)
+    assert outcome is not None and outcome.status is ListingStatus.WRITTEN and outcome.read_channel
+    assert outcome.drift_days == 3
+    assert [o.listing_id for o in report.listings] == ["41000003"]
+    assert control.counts()[READ_INVENTORY] == 1 and control.counts()[PUT_INVENTORY] == 1
+    assert control.counts().get(POST_PRICES, 0) == 0
+    assert_converged(emulator, control)
+
+
+def _block_body(listing: tuple[str, str], first: date, last: date) -> Any:
+    from roomsync.core.api.channel import Availability, InventoryOperation, InventoryUpdate
+
+    return InventoryUpdate(
+        account_id=listing[0],
+        listing_id=listing[1],
+        operations=[
+            InventoryOperation(
+                date_from=first, date_to=last, set_available=True, available=Availability.UNAVAILABLE
+            )
+        ],
+    )
+
+
+async def test_push_nights_writes_only_the_other_listings_of_the_room_type(
+    emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
+) -> None:
+    engine = make_engine(sqlite_store)
+    load_demo_mapping(sqlite_store, engine.settings, emulator.state)
+    await engine.sync_property()
+    studios = control.free_rooms(FIRST, LAST)[4]
+    night = next(n for n in sorted(studios) if n > FIRST and studios[n] > 0)
+    free = studios[night]
+    for _ in range(free):  # take every studio that night
+        control.call(
+            "POST",
+            "/pms/book",
+            {
+                "dateFrom": str(night),
+                "dateTo": str(night + timedelta(days=1)),
+                "lastName": "Full",
+                "roomTypeId": 4,
+            },
+        )
+    control.clear_log()
+
+    report = await engine.push_nights(4, [night], exclude_listing_id="41000002")
+
+    assert report.result == "ok"
+    assert control.counts() == {"POST /v1/Availability/Room": 1, PUT_INVENTORY: 1}
+    assert [o.listing_id for o in report.listings] == ["41000001"]
+    assert control.calendar("41000001", night, night)[night]["availability"] == "unavailable"
+    assert control.calendar("41000002", night, night)[night]["availability"] == "available"
+    assert sqlite_store.sync_runs.recent_runs(engine.property_id, kind="push_nights")[0].result == "ok"
+
+
+async def test_the_budget_stops_price_reads_first_and_the_cache_fills_over_syncs(
+    emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
+) -> None:
+    engine = make_engine(sqlite_store, memo=MemorySyncMemo(), daily_quota=150)
+    engine.options = SyncOptions(price_reads_per_sync=1000)
+    load_demo_mapping(sqlite_store, engine.settings, emulator.state)
+
+    first = await engine.sync_property()
+
+    # 15 % of 150 is kept back from price work: the detection stops and the connected push waits,
+    # while availability (5 % kept back) still goes out to every listing
+    assert not first.pms.prices_complete and first.pms.prices_unknown > 0
+    assert any("budget" in note for note in first.notes)
+    assert first.prices.result is PricesResult.NO_BUDGET and first.result == "partial"
+    assert [o.status for o in first.listings if o.status is not ListingStatus.PAUSED] == [
+        ListingStatus.WRITTEN
+    ] * 4
+    assert control.counts()[PUT_INVENTORY] == 4 and control.counts().get(POST_PRICES, 0) == 0
+    budget = engine.client.budget()
+    assert budget.remaining >= 8  # the availability reserve was never touched
+
+    second = await make_engine(sqlite_store, memo=MemorySyncMemo(), daily_quota=3000).sync_property()
+
+    assert second.pms.prices_complete and second.result == "ok"
+    assert second.pms.price_reads < HORIZON  # the nights cached by the first sync are not read again
+    assert_converged(emulator, control)
+
+
+async def test_a_room_type_listing_counts_its_own_reservations_once_the_pms_holds_them(
+    emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
+) -> None:
+    engine = make_engine(sqlite_store)
+    load_demo_mapping(sqlite_store, engine.settings, emulator.state)
+    await engine.sync_property()
+    free = control.free_rooms(FIRST, LAST)[1]
+    start = next(n for n in sorted(free) if n > FIRST and free[n] > 1 and free[n + timedelta(days=1)] > 1)
+    end = start + timedelta(days=2)
+    # a guest books the doubles listing on the channel; the webhook bridge imports it into the PMS
+    control.call(
+        "POST",
+        "/guest/book",
+        {"listingId": DOUBLES[1], "startDate": start.isoformat(), "nights": 2, "lastName": "Channel"},
+    )
+    booked = control.call(
+        "POST",
+        "/pms/book",
+        {"dateFrom": str(start), "dateTo": str(end), "lastName": "Channel", "roomTypeId": 1},
+    )
+    SqlWebhookRecords(sqlite_store.engine).save_booking(
+        ChannelBooking(
+            property_id=engine.property_id,
+            confirmation_code="HMTEST0001",
+            listing_id=DOUBLES[1],
+            room_type_id=1,
+            start_date=start,
+            nights=2,
+            status_type="accept",
+            last_action="ReservationAcceptanceConfirmation",
+            updated_at=NOW,
+            pms_status=3,
+            pms_room_id=booked["roomId"],
+            pms_date_from=start,
+            pms_date_to=end,
+        )
+    )
+
+    await engine.sync_property()
+
+    after = control.free_rooms(start, start + timedelta(days=1))[1]
+    days = control.calendar(DOUBLES[1], start, start + timedelta(days=1))
+    for night, day in days.items():
+        # the PMS room the channel's own booking took is added back: the channel subtracts it itself
+        assert day["availableCount"] == after[night] + 1 == free[night]
+        assert day["reserved"] == 1
