@@ -40,7 +40,7 @@ def http() -> Iterator[httpx.Client]:
 
 @pytest.fixture
 def fresh_emulator(emulator: tuple[str, EmulatorState], http: httpx.Client) -> tuple[str, EmulatorState]:
-    base_url, state = emulator
+    base_url = emulator[0]
 
     def ctl(path: str, body: dict[str, Any]) -> None:
         response = http.post(f"{base_url}/_emulator{path}", json=body)
@@ -113,7 +113,17 @@ async def harness(
             )
             assert response.status_code == 200, response.text
             yield Harness(
-                base_url, state, receiver_url, settings, store, client, worker, nights, metrics, http
+                base_url,
+                state,
+                receiver_url,
+                settings,
+                store,
+                client,
+                worker,
+                nights,
+                metrics,
+                http,
+                app.state.receiver,
             )
             http.post(f"{base_url}/_emulator/webhooks/receiver", json={"url": None})
     finally:

@@ -61,7 +61,9 @@ def test_a_night_without_a_read_cannot_be_held(view: tuple[SqlAvailabilityView, 
     assert bookable(store, prop, D1) == 3
 
 
-def test_a_hold_stops_counting_once_a_later_read_can_have_seen_it(view: tuple[SqlAvailabilityView, str]) -> None:
+def test_a_hold_stops_counting_once_a_later_read_can_have_seen_it(
+    view: tuple[SqlAvailabilityView, str],
+) -> None:
     store, prop = view
     store.save_read(prop, T0, {ROOM_TYPE: {D1: 2}})
     store.try_hold(prop, "A", ROOM_TYPE, [D1], T0)
@@ -79,7 +81,9 @@ def view_row(store: SqlAvailabilityView, prop: str) -> ViewNight:
     return store.read_nights(prop, ROOM_TYPE, [D1])[D1]
 
 
-def test_releasing_holds_frees_them_and_marks_pms_freed_nights_stale(view: tuple[SqlAvailabilityView, str]) -> None:
+def test_releasing_holds_frees_them_and_marks_pms_freed_nights_stale(
+    view: tuple[SqlAvailabilityView, str],
+) -> None:
     store, prop = view
     store.save_read(prop, T0, {ROOM_TYPE: {D1: 2, D2: 2}})
     store.try_hold(prop, "A", ROOM_TYPE, [D1], T0)  # never reached the PMS

@@ -14,14 +14,12 @@ from webhook_harness import (
     DOUBLES,
     MAPPING,
     PROPERTY,
-    STUDIO_A,
     TWIN_TYPE,
     TWINS,
     Harness,
     signed_headers,
 )
 
-from roomsync.adapters.store.webhook_records import SqlWebhookRecords
 from roomsync.core.mapping import parse_mapping
 from roomsync.core.sync.desired import api_weekday
 
@@ -74,7 +72,7 @@ def answer(harness: Harness, payload: dict[str, Any]) -> bool:
 
 
 def last_reason(harness: Harness) -> str:
-    return SqlWebhookRecords(harness.store.engine).recent_answers(PROPERTY, limit=1)[0].reason
+    return harness.answers(limit=1)[0].reason
 
 
 def reads(harness: Harness) -> int:

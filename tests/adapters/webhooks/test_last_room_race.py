@@ -9,9 +9,7 @@ from typing import Any
 
 import httpx
 import pytest
-from webhook_harness import PROPERTY, STUDIO_A, STUDIO_B, STUDIO_TYPE, Harness, scratch_postgres_database
-
-from roomsync.adapters.store.webhook_records import SqlWebhookRecords
+from webhook_harness import STUDIO_A, STUDIO_B, STUDIO_TYPE, Harness, scratch_postgres_database
 
 GUESTS = 200
 
@@ -60,7 +58,7 @@ async def test_two_hundred_guests_for_the_last_room_make_one_booking(harness: Ha
     booked = [r for r in results if r["booked"]]
     assert len(booked) == 1
     winner = booked[0]["confirmationCode"]
-    answers = SqlWebhookRecords(harness.store.engine).recent_answers(PROPERTY, limit=1000)
+    answers = harness.answers()
     makes = [a for a in answers if a.action == "MakeReservation"]
     # every guest who got as far as MakeReservation was answered, and only the winner with yes
     assert len(makes) == sum(1 for r in results if r.get("stage") == "MakeReservation") + 1

@@ -49,7 +49,7 @@ async def test_a_safety_suspension_pauses_the_hosts_listings_until_reactivation(
 
     refused = harness.book(STUDIO_A, 170, 2, expect=409)  # a paused listing answers succeed false
     assert refused["stage"] == "CheckAvailability"
-    (answer,) = SqlWebhookRecords(harness.store.engine).recent_answers(PROPERTY)
+    (answer,) = harness.answers()
     assert "paused" in answer.reason and not answer.succeed
 
     harness.ctl("POST", "/host/reactivate", {"accountId": HOST_A})

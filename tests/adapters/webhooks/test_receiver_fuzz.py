@@ -19,7 +19,6 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import from_model
 from webhook_harness import MAPPING, PROPERTY, SECRET, signed_headers
 
 from roomsync.adapters.store import Store, open_store
@@ -29,6 +28,7 @@ from roomsync.core.api import webhooks as events
 from roomsync.core.mapping import parse_mapping
 from roomsync.emulator.server import serve_in_thread
 from roomsync.settings import Settings
+from strategies import from_model
 
 EVENT_MODELS = sorted(set(events.EVENT_TYPES.values()), key=lambda model: model.__name__)
 
@@ -52,8 +52,10 @@ def receiver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, St
 
 
 def valid_events() -> st.SearchStrategy[dict[str, Any]]:
-    return st.sampled_from(EVENT_MODELS).flatmap(from_model).map(
-        lambda event: event.model_dump(mode="json", by_alias=True)
+    return (
+        st.sampled_from(EVENT_MODELS)
+        .flatmap(from_model)
+        .map(lambda event: event.model_dump(mode="json", by_alias=True))
     )
 
 
@@ -88,18 +90,27 @@ malformed_bodies = st.one_of(
     json_values.map(lambda value: json.dumps(value).encode()),
     broken_events(),
     st.integers(min_value=1, max_value=20000).map(lambda depth: b"[" * depth + b"]" * depth),
-    st.just(b'{"action": "CheckAvailability", "startDate": "9999-12-31", "nights": "100000", "listingId": "1"}'),
+    st.just(
+        b'{"action": "CheckAvailability", "startDate": "9999-12-31", "nights": "100000", "listingId": "1"}'
+    ),
 )
 
 deliveries = st.lists(
-    st.tuples(st.sampled_from(["malformed"] * 4 + ["valid"]), malformed_bodies, valid_events()), min_size=10, max_size=30
+    st.tuples(st.sampled_from(["malformed"] * 4 + ["valid"]), malformed_bodies, valid_events()),
+    min_size=10,
+    max_size=30,
 )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                   HealthCheck.too_slow])
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(batch=deliveries)
-def test_no_5xx_and_no_valid_event_lost(receiver: tuple[str, Store], batch: list[tuple[str, bytes, Any]]) -> None:
+def test_no_5xx_and_no_valid_event_lost(
+    receiver: tuple[str, Store], batch: list[tuple[str, bytes, Any]]
+) -> None:
     url, store = receiver
     sent_valid: list[str] = []
     with httpx.Client(timeout=30) as client:

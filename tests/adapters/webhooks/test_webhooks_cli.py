@@ -44,7 +44,9 @@ def stored_event(store: Store, body: str = UNLINK, webhook_id: str = "wh-1") -> 
 
 def test_the_overview_lists_events_and_dead_letters(store: Store) -> None:
     stored_event(store)
-    store.dead_letters.add_dead_letter(PROPERTY, AT, "webhook body is not valid JSON", "{oops", {"x-webhook-id": "w"})
+    store.dead_letters.add_dead_letter(
+        PROPERTY, AT, "webhook body is not valid JSON", "{oops", {"x-webhook-id": "w"}
+    )
     code, output = run("--limit", "5")
     assert code == 0, output
     assert "ListingsUnlinked" in output and "pending" in output
@@ -73,7 +75,9 @@ def test_replay_queues_a_done_event_again(store: Store) -> None:
 
 
 def test_replay_of_a_dead_letter_feeds_it_to_the_parser_again(store: Store) -> None:
-    readable = store.dead_letters.add_dead_letter(PROPERTY, AT, "was refused", UNLINK, {"X-Webhook-Id": "wh-9"})
+    readable = store.dead_letters.add_dead_letter(
+        PROPERTY, AT, "was refused", UNLINK, {"X-Webhook-Id": "wh-9"}
+    )
     broken = store.dead_letters.add_dead_letter(PROPERTY, AT, "not JSON", "{oops", {})
     code, output = run("replay", "--dead-letter", str(readable))
     assert code == 0 and "is inbox event" in output, output

@@ -26,7 +26,8 @@ from psycopg import sql
 
 from roomsync.adapters.client import ServiceClient
 from roomsync.adapters.store import Store
-from roomsync.adapters.webhooks import InboxWorker
+from roomsync.adapters.store.webhook_records import CheckoutAnswer, SqlWebhookRecords
+from roomsync.adapters.webhooks import InboxWorker, WebhookReceiver
 from roomsync.core.ports import InboxStatus
 from roomsync.emulator.pms.records import Reservation as PmsReservation
 from roomsync.emulator.state import EmulatorState
@@ -142,6 +143,7 @@ class Harness:
     nights: NightsRecorder
     metrics: Metrics
     http: httpx.Client
+    receiver: WebhookReceiver
 
     # --- the emulator -------------------------------------------------------------------------
     @property
@@ -254,6 +256,11 @@ class Harness:
             sent["X-Webhook-Id"] = webhook_id
         sent.update(headers or {})
         return self.http.post(self.receiver_url, content=body, headers=sent)
+
+    def answers(self, limit: int = 1000) -> list[CheckoutAnswer]:
+        """The guest-check answers recorded, newest first (the receiver's pending ones written first)."""
+        self.receiver.desk.answers.flush()
+        return SqlWebhookRecords(self.store.engine).recent_answers(PROPERTY, limit)
 
     def inbox_counts(self) -> dict[InboxStatus, int]:
         return self.store.inbox.count_by_status(PROPERTY)

@@ -169,7 +169,7 @@ class DaemonProcess:
 
     def alive(self) -> bool:
         try:
-            return self.http.get(f"{self.url}/healthz").status_code == 200
+            return httpx.get(f"{self.url}/healthz", timeout=5).status_code == 200
         except httpx.HTTPError:
             return False
 

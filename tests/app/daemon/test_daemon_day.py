@@ -61,17 +61,23 @@ class Day:
         return self.today + timedelta(days=offset)
 
     # --- the front desk ------------------------------------------------------------------------
-    def book_front_desk(self, room_type_id: int, first: int, nights: int) -> None:
-        answer = self.emulator.post(
-            "/pms/book",
-            {
-                "dateFrom": self.night(first).isoformat(),
-                "dateTo": self.night(first + nights).isoformat(),
-                "lastName": f"Desk{len(self.front_desk)}",
-                "roomTypeId": room_type_id,
-            },
-        )
-        self.front_desk.append(answer["reservationId"])
+    def book_front_desk(self, room_type_id: int, earliest: int, nights: int) -> None:
+        """The front desk books the first stay from day ``earliest`` on that one room can take."""
+        for first in range(earliest, CHECKED_NIGHTS - nights):
+            answer = self.emulator.post(
+                "/pms/book",
+                {
+                    "dateFrom": self.night(first).isoformat(),
+                    "dateTo": self.night(first + nights).isoformat(),
+                    "lastName": f"Desk{len(self.front_desk)}",
+                    "roomTypeId": room_type_id,
+                },
+                ok=(200, 409),
+            )
+            if "reservationId" in answer:
+                self.front_desk.append(answer["reservationId"])
+                return
+        raise AssertionError(f"no stay of room type {room_type_id} could be booked")
 
     def cancel_front_desk(self) -> None:
         self.emulator.post("/pms/cancel", {"reservationId": self.front_desk[0]})
@@ -252,9 +258,13 @@ def test_a_day_of_roomsync_serve_against_the_emulator(tmp_path: Path) -> None:
             status = daemon.status()
 
             # the channel holds what the PMS implies, for every active listing
-            unlinked = {row["listing_id"] for row in status["listings"] if row["paused"]}
-            assert "41000002" in unlinked and "41000005" in unlinked
-            for listing_id in sorted(set(LISTING_ROOM_TYPE) - unlinked):
+            inactive = {
+                row["listing_id"]
+                for row in status["listings"]
+                if row["paused"] or row["sync_category"] not in ("Full", "Limited")
+            }
+            assert inactive == {"41000002", "41000005"}  # unlinked today; never connected
+            for listing_id in sorted(set(LISTING_ROOM_TYPE) - inactive):
                 expected = expected_calendar(day, listing_id)
                 held = calendar(emulator, listing_id, today, CHECKED_NIGHTS)
                 got = {}
@@ -293,8 +303,8 @@ def test_a_day_of_roomsync_serve_against_the_emulator(tmp_path: Path) -> None:
             assert "429" not in {str(status_code) for status_code in log["byStatus"]}
             assert emulator.state.quota.used <= QUOTA
         finally:
-            code = daemon.stop()
-        assert code == 0, daemon.log()[-3000:]
+            exit_status = daemon.stop()
+        assert exit_status == 0, daemon.log()[-3000:]
 
     # SIGTERM left nothing half-done
     database = tmp_path / "data" / "roomsync.db"
@@ -303,7 +313,7 @@ def test_a_day_of_roomsync_serve_against_the_emulator(tmp_path: Path) -> None:
         token = db.execute("SELECT access_token FROM token").fetchone()[0]
         kinds = dict(db.execute("SELECT kind, count(*) FROM sync_run GROUP BY kind").fetchall())
     assert running == []
-    assert {"sync", "poll", "push", "reconcile"} <= set(kinds), kinds
+    assert {"sync", "poll", "push_nights", "reconcile"} <= set(kinds), kinds
     text = daemon.log()
     assert "stopped" in text
     for secret in (PASSWORD, ADMIN_TOKEN, WEBHOOK_SECRET, token):

@@ -28,6 +28,7 @@ from roomsync.adapters.store import Store
 from roomsync.adapters.store.webhook_records import ChannelBooking, SqlWebhookRecords
 from roomsync.app.sync import ListingStatus, MemorySyncMemo, PricesResult, SyncOptions
 from roomsync.core.ports import ListingKey
+from roomsync.metrics import Metrics
 
 FIRST = NOW.date()
 LAST = FIRST + timedelta(days=HORIZON - 1)
@@ -198,6 +199,7 @@ async def test_paused_and_unconnected_listings_are_skipped_and_said_so(
     emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
 ) -> None:
     engine = make_engine(sqlite_store)
+    engine.metrics = metrics = Metrics()
     load_demo_mapping(sqlite_store, engine.settings, emulator.state)
     sqlite_store.listing_states.set_paused(
         ListingKey(engine.property_id, *DOUBLES), True, "unlinked by the host"
@@ -212,6 +214,11 @@ async def test_paused_and_unconnected_listings_are_skipped_and_said_so(
     for listing_id, before in untouched.items():
         assert control.calendar(listing_id, FIRST, LAST) == before
     assert control.counts()[PUT_INVENTORY] == 3  # the two studios and the twins
+    paused = {"property": engine.property_id}
+    sample = metrics.registry.get_sample_value
+    assert sample("roomsync_paused_listings", paused | {"reason": "not_connected"}) == 2
+    assert sample("roomsync_paused_listings", paused | {"reason": "unlinked"}) == 1
+    assert sample("roomsync_sync_runs_total", paused | {"kind": "sync", "result": "ok"}) == 1
 
 
 async def test_plan_sends_no_write_and_the_sync_after_it_reads_nothing_twice(
@@ -309,6 +316,11 @@ async def test_push_nights_writes_only_the_other_listings_of_the_room_type(
     assert control.calendar("41000001", night, night)[night]["availability"] == "unavailable"
     assert control.calendar("41000002", night, night)[night]["availability"] == "available"
     assert sqlite_store.sync_runs.recent_runs(engine.property_id, kind="push_nights")[0].result == "ok"
+    # the next sync finds 41000001 in step and brings the excluded listing in step too
+    after_push = await engine.sync_property()
+    statuses = {o.listing_id: o.status for o in after_push.listings}
+    assert statuses["41000001"] is ListingStatus.UNCHANGED and statuses["41000002"] is ListingStatus.WRITTEN
+    assert_converged(emulator, control)
 
 
 async def test_the_budget_stops_price_reads_first_and_the_cache_fills_over_syncs(

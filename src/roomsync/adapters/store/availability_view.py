@@ -62,6 +62,18 @@ class _NightFull(Exception):
         self.night = night
 
 
+# The statements of the guest checks' hot path, built once: building a statement costs more than
+# running it on SQLite.
+_READ_NIGHTS = sa.select(AVAILABILITY_VIEW).where(
+    V.property_id == sa.bindparam("property_id"),
+    V.room_type_id == sa.bindparam("room_type_id"),
+    V.night.in_(sa.bindparam("nights", expanding=True)),
+)
+_HOLDS_OF = sa.select(H.night, H.room_type_id).where(
+    H.property_id == sa.bindparam("property_id"), H.confirmation_code == sa.bindparam("code")
+)
+
+
 class SqlAvailabilityView:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
@@ -74,20 +86,17 @@ class SqlAvailabilityView:
         wanted = sorted(set(nights))
         if not wanted:
             return {}
-        query = sa.select(AVAILABILITY_VIEW).where(
-            V.property_id == property_id, V.room_type_id == room_type_id, V.night.in_(wanted)
-        )
         with read_tx(self._engine) as conn:
-            rows = conn.execute(query).all()
+            rows = conn.execute(
+                _READ_NIGHTS, {"property_id": property_id, "room_type_id": room_type_id, "nights": wanted}
+            ).all()
         return {row.night: _night(row._mapping) for row in rows}
 
     def holds_of(self, property_id: str, confirmation_code: str) -> dict[date, int]:
         """The nights ``confirmation_code`` holds, with their room type."""
-        query = sa.select(H.night, H.room_type_id).where(
-            H.property_id == property_id, H.confirmation_code == confirmation_code
-        )
         with read_tx(self._engine) as conn:
-            return {night: room_type for night, room_type in conn.execute(query).all()}
+            found = conn.execute(_HOLDS_OF, {"property_id": property_id, "code": confirmation_code}).all()
+        return {night: room_type for night, room_type in found}
 
     # --- writing what the PMS said --------------------------------------------------------------
 

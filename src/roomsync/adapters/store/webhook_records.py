@@ -4,6 +4,7 @@ for the command line and the metrics."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import date, datetime
 from decimal import Decimal
@@ -74,16 +75,37 @@ class InboxRow:
     processed_at: datetime | None
 
 
+_INSERT_ANSWER = sa.insert(CHECKOUT_ANSWER)
+"""Built once: every guest check records its answer (values are given at execution)."""
+
+
 class SqlWebhookRecords:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
 
     # --- answers to guest checks ------------------------------------------------------------
 
-    def record_answer(self, answer: CheckoutAnswer) -> int:
-        values = {k: v for k, v in asdict(answer).items() if k != "id"}
+    def record_answers(self, answers: Sequence[CheckoutAnswer]) -> None:
+        """Record answers in one transaction (the receiver writes them in bulk)."""
+        if not answers:
+            return
+        rows = [
+            {
+                "property_id": a.property_id,
+                "action": a.action,
+                "confirmation_code": a.confirmation_code,
+                "listing_id": a.listing_id,
+                "start_date": a.start_date,
+                "nights": a.nights,
+                "succeed": a.succeed,
+                "reason": a.reason,
+                "answered_at": a.answered_at,
+                "inbox_id": a.inbox_id,
+            }
+            for a in answers
+        ]
         with write_tx(self._engine) as conn:
-            return int(conn.execute(sa.insert(CHECKOUT_ANSWER).values(values).returning(A.id)).scalar_one())
+            conn.execute(_INSERT_ANSWER, rows)
 
     def recent_answers(self, property_id: str, limit: int = 50) -> list[CheckoutAnswer]:
         query = (
@@ -150,6 +172,19 @@ class SqlWebhookRecords:
         with read_tx(self._engine) as conn:
             value: Any = conn.execute(query).scalar_one_or_none()
         return _aware(value)
+
+    def mark_claimed_done(self, property_id: str, item_ids: list[int], at: datetime) -> int:
+        """Mark claimed items done in one statement (``WebhookInbox.mark_done`` does one at a time);
+        an item no longer ``processing`` (taken over meanwhile) is left alone. Returns how many."""
+        if not item_ids:
+            return 0
+        stmt = (
+            sa.update(WEBHOOK_INBOX)
+            .where(I.property_id == property_id, I.id.in_(item_ids), I.status == InboxStatus.PROCESSING.value)
+            .values(status=InboxStatus.DONE.value, processed_at=at)
+        )
+        with write_tx(self._engine) as conn:
+            return int(conn.execute(stmt).rowcount)
 
     def inbox_body(self, property_id: str, item_id: int) -> str | None:
         query = sa.select(I.body).where(I.property_id == property_id, I.id == item_id)

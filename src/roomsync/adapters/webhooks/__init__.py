@@ -19,6 +19,7 @@ from collections.abc import Callable
 from roomsync.adapters.store import Store
 from roomsync.adapters.webhooks.auth import WebhookAuth, WebhookAuthConfigError
 from roomsync.adapters.webhooks.bridge import ReservationBridge, RetryLater
+from roomsync.adapters.webhooks.db_calls import DbCalls
 from roomsync.adapters.webhooks.listing_events import PAUSE_REASONS, ListingEvents
 from roomsync.adapters.webhooks.mapping_index import CachedMapping
 from roomsync.adapters.webhooks.protocols import Clock, NightsChanged, PmsClient
@@ -69,5 +70,7 @@ def create_worker(
     """A worker applying the inbox of ``settings``' property through ``client``."""
     mapping = CachedMapping(store.mappings, settings.effective_property_id)
     bridge = ReservationBridge(settings, store, client, mapping, nights_changed, clock)
-    listing_events = ListingEvents(settings.effective_property_id, mapping, store.listing_states, metrics)
+    listing_events = ListingEvents(
+        settings.effective_property_id, mapping, store.listing_states, metrics, DbCalls(store.engine)
+    )
     return InboxWorker(settings, store, bridge, listing_events, metrics, clock)

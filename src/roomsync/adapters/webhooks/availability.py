@@ -18,6 +18,7 @@ from datetime import date, datetime, timedelta
 
 from roomsync.adapters.client.errors import QuotaExhausted, ServiceError
 from roomsync.adapters.store.availability_view import SqlAvailabilityView, ViewNight
+from roomsync.adapters.webhooks.db_calls import DbCalls
 from roomsync.adapters.webhooks.protocols import Clock, PmsClient
 from roomsync.core.api.pms.availability import RoomAvailability, RoomAvailabilityRequest
 from roomsync.core.catalog.types import Priority
@@ -73,8 +74,10 @@ class AvailabilityService:
         max_age: timedelta,
         read_timeout: float,
         clock: Clock,
+        db: DbCalls,
     ) -> None:
         self.view = view
+        self._db = db
         self._client = client
         self._property_id = property_id
         self._max_age = max_age
@@ -131,4 +134,4 @@ class AvailabilityService:
         if room_type_id is not None and room_type_id not in free:
             # a mapped type with no room at all: record zeros so it is not read again at once
             free[room_type_id] = {first + timedelta(days=i): 0 for i in range((last - first).days + 1)}
-        await asyncio.to_thread(self.view.save_read, self._property_id, started, free)
+        await self._db(self.view.save_read, self._property_id, started, free)

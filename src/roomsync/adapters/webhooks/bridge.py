@@ -23,7 +23,6 @@ on the next try.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
@@ -33,6 +32,7 @@ from roomsync.adapters.store import Store
 from roomsync.adapters.store.availability_view import SqlAvailabilityView
 from roomsync.adapters.store.webhook_records import ChannelBooking, SqlWebhookRecords
 from roomsync.adapters.webhooks.availability import room_nights, rooms_free_throughout
+from roomsync.adapters.webhooks.db_calls import DbCalls
 from roomsync.adapters.webhooks.keys import channel_date, channel_instant, stay_nights
 from roomsync.adapters.webhooks.mapping_index import CachedMapping
 from roomsync.adapters.webhooks.protocols import Clock, NightsChanged, PmsClient
@@ -131,6 +131,7 @@ class ReservationBridge:
         self._clock = clock
         self.view = SqlAvailabilityView(store.engine)
         self.records = SqlWebhookRecords(store.engine)
+        self._db = DbCalls(store.engine)
 
     # --- requests to book -------------------------------------------------------------------
 
@@ -138,11 +139,11 @@ class ReservationBridge:
         """A request or its voiding is recorded; it holds nothing, so the PMS is not told."""
         reservation = event.reservation
         code = reservation.confirmation_code
-        prev = await asyncio.to_thread(self.records.get_booking, self._property_id, code)
+        prev = await self._db(self.records.get_booking, self._property_id, code)
         if prev is not None and not prev.status_type.startswith("pending"):
             return f"{code} is {prev.status_type} already; the request notice changes nothing"
         start, nights = stay_of(reservation)
-        await asyncio.to_thread(
+        await self._db(
             self.records.save_booking,
             ChannelBooking(
                 property_id=self._property_id,
@@ -163,12 +164,12 @@ class ReservationBridge:
     async def apply(self, event: ReservationEvent, attempt: int) -> str:
         reservation = event.reservation
         code = reservation.confirmation_code
-        index = await asyncio.to_thread(self._mapping.current)
+        index = await self._db(self._mapping.current)
         listing = index.listing(reservation.listing_id)
         if listing is None:
             raise RetryLater(f"listing {reservation.listing_id} of {code} is not in the mapping")
-        prev = await asyncio.to_thread(self.records.get_booking, self._property_id, code)
-        link = await asyncio.to_thread(self._store.reservation_links.get_link, self._property_id, code)
+        prev = await self._db(self.records.get_booking, self._property_id, code)
+        link = await self._db(self._store.reservation_links.get_link, self._property_id, code)
         done: list[str] = []
         if isinstance(event, events.PayoutNotification):
             if link is None or link.pms_reservation_id is None or prev is None:
@@ -233,7 +234,7 @@ class ReservationBridge:
             pms_total=prev.pms_total if prev else None,
             unpushed_nights=prev.unpushed_nights if prev else None,
         )
-        link = await asyncio.to_thread(self._store.reservation_links.get_link, self._property_id, code)
+        link = await self._db(self._store.reservation_links.get_link, self._property_id, code)
         pms_id = link.pms_reservation_id if link is not None else None
         if pms_id is None:
             pms_id = await self._find_or_claim(code, listing, start, claimed=link is not None)
@@ -252,10 +253,10 @@ class ReservationBridge:
                 changed |= new_nights  # whether the attempt that created it pushed them is unknown
         pending = changed | _nights_of(booking.unpushed_nights)
         booking = replace(booking, unpushed_nights=_nights_text(pending))
-        await asyncio.to_thread(self.records.save_booking, booking)
+        await self._db(self.records.save_booking, booking)
         if pending:
             await self._push(listing, pending)
-            await asyncio.to_thread(self.records.save_booking, replace(booking, unpushed_nights=None))
+            await self._db(self.records.save_booking, replace(booking, unpushed_nights=None))
         return summary
 
     async def _find_or_claim(
@@ -265,7 +266,7 @@ class ReservationBridge:
         holds the claim to create it; RetryLater when another worker does."""
         now = self._clock()
         if not claimed:
-            if await asyncio.to_thread(
+            if await self._db(
                 self._store.reservation_links.claim_link, self._property_id, code, listing.listing_id, now
             ):
                 return None
@@ -273,7 +274,7 @@ class ReservationBridge:
         # claimed earlier but never recorded as created: a worker died between the two
         found = await self._look_up(code, start)
         if found is not None:
-            await asyncio.to_thread(
+            await self._db(
                 self._store.reservation_links.record_created, self._property_id, code, found, None, now
             )
             log.info(
@@ -341,7 +342,7 @@ class ReservationBridge:
         start, count = booking.start_date, booking.nights
         room: int | None = None
         if not cancelled:
-            await asyncio.to_thread(
+            await self._db(
                 self.view.place_holds,
                 self._property_id,
                 code,
@@ -381,12 +382,10 @@ class ReservationBridge:
         )
         now = self._clock()
         links = self._store.reservation_links
-        await asyncio.to_thread(links.record_created, self._property_id, code, created.id, None, now)
+        await self._db(links.record_created, self._property_id, code, created.id, None, now)
         if cancelled:
-            await asyncio.to_thread(links.set_link_status, self._property_id, code, CANCELLED, now)
-        await asyncio.to_thread(
-            self.view.settle_holds, self._property_id, code, [] if cancelled else nights, now
-        )
+            await self._db(links.set_link_status, self._property_id, code, CANCELLED, now)
+        await self._db(self.view.settle_holds, self._property_id, code, [] if cancelled else nights, now)
         booking = replace(
             booking,
             pms_status=int(status),
@@ -441,7 +440,7 @@ class ReservationBridge:
             changes["total_agreed_price"] = total
         room = booking.pms_room_id
         if moved:
-            await asyncio.to_thread(
+            await self._db(
                 self.view.place_holds,
                 self._property_id,
                 code,
@@ -455,9 +454,7 @@ class ReservationBridge:
             changes.update(date_from=date_from, date_to=date_to, room_id=room)
         if not changes:
             if not cancelled:  # holds an attempt placed before it died are settled all the same
-                await asyncio.to_thread(
-                    self.view.settle_holds, self._property_id, code, nights, self._clock()
-                )
+                await self._db(self.view.settle_holds, self._property_id, code, nights, self._clock())
             return booking, set(), f"PMS reservation {pms_id} already shows {code} as it is"
         if cancelled:
             changes["cancellation_fee_booking_agency"] = _amount(
@@ -468,13 +465,13 @@ class ReservationBridge:
         )
         now = self._clock()
         if cancelled:
-            await asyncio.to_thread(self.view.release_holds, self._property_id, code)
-            await asyncio.to_thread(
+            await self._db(self.view.release_holds, self._property_id, code)
+            await self._db(
                 self._store.reservation_links.set_link_status, self._property_id, code, CANCELLED, now
             )
             changed = set() if was_cancelled else old_nights
         else:
-            await asyncio.to_thread(self.view.settle_holds, self._property_id, code, nights, now)
+            await self._db(self.view.settle_holds, self._property_id, code, nights, now)
             changed = (old_nights ^ nights) if moved else set()
         booking = replace(
             booking,
@@ -504,7 +501,7 @@ class ReservationBridge:
         reservation = event.reservation
         code = reservation.confirmation_code
         links = self._store.reservation_links
-        link = await asyncio.to_thread(links.get_link, self._property_id, code)
+        link = await self._db(links.get_link, self._property_id, code)
         if link is None or link.pms_reservation_id is None:
             raise RetryLater(f"{code} is not in the PMS yet; its payout waits")
         paid = _amount(reservation.total_paid_amount_accurate, "totalPaidAmountAccurate")
@@ -532,9 +529,7 @@ class ReservationBridge:
                 priority=Priority.GUEST,
             )
             existing = created.id
-        await asyncio.to_thread(
-            links.set_link_status, self._property_id, code, link.status, self._clock(), paid
-        )
+        await self._db(links.set_link_status, self._property_id, code, link.status, self._clock(), paid)
         return (
             f"payment {existing} of {paid - recorded} recorded on PMS reservation {link.pms_reservation_id}"
         )

@@ -18,20 +18,22 @@ makes a second trip, after the read.
 
 from __future__ import annotations
 
-import asyncio
 import logging
+import threading
+import time
 from dataclasses import dataclass
 from datetime import date, timedelta
 
 from roomsync.adapters.store.availability_view import SqlAvailabilityView, ViewNight
 from roomsync.adapters.store.webhook_records import CheckoutAnswer, SqlWebhookRecords
 from roomsync.adapters.webhooks.availability import AvailabilityService
+from roomsync.adapters.webhooks.db_calls import DbCalls
 from roomsync.adapters.webhooks.keys import stay_nights
-from roomsync.adapters.webhooks.mapping_index import CachedMapping
+from roomsync.adapters.webhooks.mapping_index import CachedListingStates, CachedMapping
 from roomsync.adapters.webhooks.protocols import Clock
 from roomsync.core.api import webhooks as events
 from roomsync.core.mapping import ListingMapping
-from roomsync.core.ports import AcceptedDelivery, ListingStateStore, NewDelivery, WebhookInbox
+from roomsync.core.ports import AcceptedDelivery, NewDelivery, WebhookInbox
 from roomsync.core.sync.desired import api_weekday
 
 log = logging.getLogger("roomsync.webhooks.checkout")
@@ -63,33 +65,79 @@ class _NeedsRead:
     last: date
 
 
+class AnswerLog:
+    """The answers given, written to ``checkout_answer`` in bulk.
+
+    One insert per answer would be the costliest part of a guest check, so answers are gathered
+    and written together: by the check that finds ``FLUSH_SECONDS`` passed or ``FLUSH_COUNT``
+    waiting, and by the receiver every ``FLUSH_SECONDS`` and when it stops. A crash loses at most
+    that much of this record; the checks themselves are in the inbox, stored before any answer.
+    """
+
+    FLUSH_SECONDS = 0.25
+    FLUSH_COUNT = 100
+
+    def __init__(self, records: SqlWebhookRecords) -> None:
+        self._records = records
+        self._pending: list[CheckoutAnswer] = []
+        self._since = 0.0
+        self._lock = threading.Lock()
+
+    def add(self, answer: CheckoutAnswer) -> None:
+        with self._lock:
+            if not self._pending:
+                self._since = time.monotonic()
+            self._pending.append(answer)
+            due = (
+                len(self._pending) >= self.FLUSH_COUNT or time.monotonic() - self._since >= self.FLUSH_SECONDS
+            )
+        if due:
+            self.flush()
+
+    def flush(self) -> int:
+        """Write what is waiting; returns how many. Safe from any thread."""
+        with self._lock:
+            batch, self._pending = self._pending, []
+        if batch:
+            try:
+                self._records.record_answers(batch)
+            except Exception:
+                with self._lock:  # kept for the next flush; the answers were given all the same
+                    self._pending[:0] = batch
+                raise
+        return len(batch)
+
+
 class CheckoutDesk:
     def __init__(
         self,
         property_id: str,
         inbox: WebhookInbox,
         mapping: CachedMapping,
-        listing_states: ListingStateStore,
+        listing_states: CachedListingStates,
         availability: AvailabilityService,
         view: SqlAvailabilityView,
         records: SqlWebhookRecords,
         clock: Clock,
+        db: DbCalls,
     ) -> None:
         self._property_id = property_id
         self._inbox = inbox
+        self._db = db
         self._mapping = mapping
         self._states = listing_states
         self._availability = availability
         self._view = view
         self._records = records
         self._clock = clock
+        self.answers = AnswerLog(records)
 
     async def receive(self, event: GuestCheck, delivery: NewDelivery) -> Answered:
         """Store the check in the inbox, then answer it (the module docstring says how)."""
-        accepted, decided = await asyncio.to_thread(self._first_trip, event, delivery)
+        accepted, decided = await self._db(self._first_trip, event, delivery)
         if isinstance(decided, _NeedsRead):
             note = await self._availability.refresh(decided.first, decided.last, decided.room_type_id)
-            decided = await asyncio.to_thread(self._second_trip, event, accepted, note)
+            decided = await self._db(self._second_trip, event, accepted, note)
         code = None if isinstance(event, events.CheckAvailability) else event.confirmation_code
         log.info(
             "%s listing %s %s +%d night(s)%s: %s (%s)",
@@ -121,7 +169,7 @@ class CheckoutDesk:
         return decided
 
     def _record(self, event: GuestCheck, verdict: Verdict, inbox_id: int) -> None:
-        self._records.record_answer(
+        self.answers.add(
             CheckoutAnswer(
                 property_id=self._property_id,
                 action=event.action,
@@ -150,7 +198,7 @@ class CheckoutDesk:
         listing = index.listing(event.listing_id)
         if listing is None:
             return Verdict(False, f"listing {event.listing_id} is not in the mapping")
-        state = self._states.get_listing_state(index.key(listing))
+        state = self._states.get(index.key(listing))
         if state.paused:
             return Verdict(False, f"listing {listing.listing_id} is paused: {state.pause_reason}")
         if event.start_date < today:

@@ -20,10 +20,10 @@ status and the synchronization category.
 
 from __future__ import annotations
 
-import asyncio
 from collections import Counter
 
-from roomsync.adapters.webhooks.mapping_index import CachedMapping, MappingIndex
+from roomsync.adapters.webhooks.db_calls import DbCalls
+from roomsync.adapters.webhooks.mapping_index import CachedMapping, MappingIndex, listing_states_changed
 from roomsync.core.api import webhooks as events
 from roomsync.core.ports import ListingKey, ListingStateStore
 from roomsync.metrics import Metrics
@@ -56,17 +56,24 @@ def reason_code(reason: str | None) -> str:
 
 class ListingEvents:
     def __init__(
-        self, property_id: str, mapping: CachedMapping, states: ListingStateStore, metrics: Metrics
+        self,
+        property_id: str,
+        mapping: CachedMapping,
+        states: ListingStateStore,
+        metrics: Metrics,
+        db: DbCalls,
     ) -> None:
+        self._db = db
         self._property_id = property_id
         self._mapping = mapping
         self._states = states
         self._metrics = metrics
 
     async def apply(self, event: ListingEvent) -> str:
-        index = await asyncio.to_thread(self._mapping.current)
-        summary = await asyncio.to_thread(self._apply, event, index)
-        await asyncio.to_thread(self.update_gauge)
+        index = await self._db(self._mapping.current)
+        summary = await self._db(self._apply, event, index)
+        listing_states_changed(self._property_id)
+        await self._db(self.update_gauge)
         return summary
 
     def _apply(self, event: ListingEvent, index: MappingIndex) -> str:
@@ -145,6 +152,7 @@ class ListingEvents:
         if not state.paused:
             return False
         self._states.set_paused(key, False)
+        listing_states_changed(self._property_id)
         self.update_gauge()
         return True
 

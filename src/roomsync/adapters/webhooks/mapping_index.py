@@ -1,5 +1,5 @@
-"""The property's mapping as the webhook package looks it up: listing -> room type, host ->
-listings, room type -> listings.
+"""The property's mapping as the webhook package looks it up (listing -> room type, host ->
+listings), and the listing states the guest checks consult, both cached briefly in memory.
 
 The mapping lives in the store (``roomsync mappings load``); it is read again at most every
 ``MAPPING_TTL_SECONDS`` so a guest check does not pay a database round trip for it, and a mapping
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from roomsync.core.mapping import ListingMapping
 from roomsync.core.mapping import Mapping as PropertyMapping
-from roomsync.core.ports import ListingKey, MappingStore
+from roomsync.core.ports import ListingKey, ListingState, ListingStateStore, MappingStore
 
 MAPPING_TTL_SECONDS = 5.0
 
@@ -62,3 +62,41 @@ class CachedMapping:
 
     def forget(self) -> None:
         self._loaded = None
+
+
+LISTING_STATES_TTL_SECONDS = 1.0
+_state_generations: dict[str, int] = {}
+
+
+def listing_states_changed(property_id: str) -> None:
+    """Tell this process's caches that a listing state of the property changed (a pause, say)."""
+    _state_generations[property_id] = _state_generations.get(property_id, 0) + 1
+
+
+class CachedListingStates:
+    """The property's listing states, read in one query at most every ``ttl`` seconds.
+
+    A guest check would otherwise read its listing's state from the store every time. A change
+    made in this process (the worker applying a suspension) is seen at once; one made by another
+    replica or by ``roomsync webhooks resume`` within ``ttl``.
+    """
+
+    def __init__(
+        self, store: ListingStateStore, property_id: str, ttl: float = LISTING_STATES_TTL_SECONDS
+    ) -> None:
+        self._store = store
+        self._property_id = property_id
+        self._ttl = ttl
+        self._states: dict[ListingKey, ListingState] = {}
+        self._loaded_at: float | None = None
+        self._generation = -1
+
+    def get(self, key: ListingKey) -> ListingState:
+        """The state of ``key`` (reads the store when the cache is old; call it off the event loop)."""
+        now = time.monotonic()
+        generation = _state_generations.get(self._property_id, 0)
+        if self._loaded_at is None or now - self._loaded_at > self._ttl or generation != self._generation:
+            self._states = {s.listing: s for s in self._store.list_listing_states(self._property_id)}
+            self._loaded_at = now
+            self._generation = generation
+        return self._states.get(key) or ListingState(listing=key)

@@ -21,6 +21,7 @@ allows it, and answered 503 with a reason (so the service retries), never in sil
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
@@ -37,9 +38,11 @@ from roomsync.adapters.store.availability_view import SqlAvailabilityView
 from roomsync.adapters.store.webhook_records import SqlWebhookRecords
 from roomsync.adapters.webhooks.auth import WebhookAuth
 from roomsync.adapters.webhooks.availability import AvailabilityService
-from roomsync.adapters.webhooks.checkout import CheckoutDesk
+from roomsync.adapters.webhooks.checkout import AnswerLog, CheckoutDesk
+from roomsync.adapters.webhooks.db_calls import DbCalls
 from roomsync.adapters.webhooks.keys import content_key, ordering_key, stored_text
-from roomsync.adapters.webhooks.mapping_index import CachedMapping
+from roomsync.adapters.webhooks.kinds import NOTHING_TO_APPLY
+from roomsync.adapters.webhooks.mapping_index import CachedListingStates, CachedMapping
 from roomsync.adapters.webhooks.protocols import Clock, PmsClient
 from roomsync.core.api import webhooks as events
 from roomsync.core.codec import PayloadError
@@ -101,6 +104,7 @@ class WebhookReceiver:
         self.metrics = metrics or Metrics()
         self.clock = clock
         self.on_stored = on_stored
+        self.db = DbCalls(store.engine)
         self.view = SqlAvailabilityView(store.engine)
         self.records = SqlWebhookRecords(store.engine)
         self.mapping = CachedMapping(store.mappings, self.property_id)
@@ -111,17 +115,28 @@ class WebhookReceiver:
             max_age=timedelta(seconds=settings.availability_view_max_age_seconds),
             read_timeout=settings.checkout_read_timeout_seconds,
             clock=clock,
+            db=self.db,
         )
         self.desk = CheckoutDesk(
             self.property_id,
             store.inbox,
             self.mapping,
-            store.listing_states,
+            CachedListingStates(store.listing_states, self.property_id),
             self.availability,
             self.view,
             self.records,
             clock,
+            self.db,
         )
+
+    async def flush_answers_periodically(self) -> None:
+        """Write the recorded answers every ``AnswerLog.FLUSH_SECONDS`` (quiet times included)."""
+        while True:
+            await asyncio.sleep(AnswerLog.FLUSH_SECONDS)
+            try:
+                await self.db(self.desk.answers.flush)
+            except Exception:
+                log.exception("the guest-check answers could not be written; trying again")
 
     def set_client(self, client: PmsClient | None) -> None:
         self.availability._client = client
@@ -206,22 +221,24 @@ class WebhookReceiver:
         )
         if isinstance(event, GUEST_CHECKS):
             answered = await self.desk.receive(event, delivery)
-            self._stored(answered.delivery.duplicate)
+            self._stored(answered.delivery.duplicate, event.action)
             result = "succeed" if answered.verdict.succeed else "declined"
             self.metrics.webhooks.labels(event.action, result).inc()
             return _reply(answered.verdict.succeed)
-        accepted = await asyncio.to_thread(self.store.inbox.accept_delivery, delivery)
-        self._stored(accepted.duplicate)
+        accepted = await self.db(self.store.inbox.accept_delivery, delivery)
+        self._stored(accepted.duplicate, event.action)
         self.metrics.webhooks.labels(event.action, "duplicate" if accepted.duplicate else "stored").inc()
         return _reply(True)
 
-    def _stored(self, duplicate: bool) -> None:
-        if not duplicate and self.on_stored is not None:
+    def _stored(self, duplicate: bool, action: str) -> None:
+        # A guest check has had its effect already: the worker's next round marks it done, no
+        # need to wake it for each of a busy checkout's many checks.
+        if not duplicate and self.on_stored is not None and action not in NOTHING_TO_APPLY:
             self.on_stored()
 
     async def _dead_letter(self, reason: str, body: bytes, headers: Mapping[str, str], at: datetime) -> None:
         try:
-            await asyncio.to_thread(
+            await self.db(
                 self.store.dead_letters.add_dead_letter,
                 self.property_id,
                 at,
@@ -229,7 +246,7 @@ class WebhookReceiver:
                 stored_text(body),
                 dict(headers),
             )
-            count = await asyncio.to_thread(self.store.dead_letters.count_dead_letters, self.property_id)
+            count = await self.db(self.store.dead_letters.count_dead_letters, self.property_id)
             self.metrics.dead_letters.labels(self.property_id).set(count)
         except Exception:
             log.exception("the dead letter could not be stored either (reason: %s)", reason)
@@ -258,9 +275,14 @@ def create_receiver_app(
         if client is None and client_factory is not None:
             made = client_factory()
             receiver.set_client(made)
+        flushing = asyncio.create_task(receiver.flush_answers_periodically())
         try:
             yield
         finally:
+            flushing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await flushing
+            await receiver.db(receiver.desk.answers.flush)
             closing = getattr(made, "aclose", None)
             if closing is not None:
                 await closing()

@@ -24,6 +24,14 @@ from roomsync.adapters.store import Store
 from roomsync.adapters.store.availability_view import SqlAvailabilityView
 from roomsync.adapters.store.webhook_records import SqlWebhookRecords
 from roomsync.adapters.webhooks.bridge import ReservationBridge, RetryLater
+from roomsync.adapters.webhooks.db_calls import DbCalls
+from roomsync.adapters.webhooks.kinds import (
+    ANSWERED_AT_CHECKOUT,
+    LISTING_EVENTS,
+    NOTHING_TO_APPLY,
+    RECORDED_ONLY,
+    RESERVATION_EVENTS,
+)
 from roomsync.adapters.webhooks.listing_events import ListingEvents
 from roomsync.adapters.webhooks.protocols import Clock
 from roomsync.core.api import webhooks as events
@@ -42,26 +50,6 @@ UPKEEP_SECONDS = 1.0
 HOUSEKEEPING_SECONDS = 60.0
 WAKE_GATHER_SECONDS = 0.05
 """After a wake-up, how long a burst of deliveries may gather before it is claimed."""
-
-RECORDED_ONLY = (events.SpecialOfferEvent, events.ReviewEvent)
-ANSWERED_AT_CHECKOUT = (events.CheckAvailability, events.MakeReservation, events.UpdateReservation)
-NOTHING_TO_APPLY = frozenset(
-    action
-    for action, model in events.EVENT_TYPES.items()
-    if issubclass(model, (*RECORDED_ONLY, *ANSWERED_AT_CHECKOUT))
-)
-"""Actions whose effect happened when they were received (guest checks) or that are only kept."""
-LISTING_EVENTS = (
-    events.ListingsUnlinked,
-    events.AuthorizationRevoked,
-    events.ListingSuspension,
-    events.HostSuspension,
-    events.SafetyCommitmentSuspension,
-    events.SafetyCommitmentReactivation,
-    events.ListingApprovalStatusChanged,
-    events.ListingSynchronizationSettingsUpdated,
-)
-RESERVATION_EVENTS = (events.ReservationConfirmationEvent, events.PayoutNotification)
 
 
 class InboxWorker:
@@ -84,6 +72,7 @@ class InboxWorker:
         self._metrics = metrics
         self._clock = clock
         self._batch_size = batch_size
+        self._db = DbCalls(store.engine)
         self._view = SqlAvailabilityView(store.engine)
         self._records = SqlWebhookRecords(store.engine)
         self._wake: asyncio.Event | None = None
@@ -130,22 +119,20 @@ class InboxWorker:
 
     async def run_once(self) -> int:
         """Claim and process one batch; returns its size."""
-        batch = await asyncio.to_thread(
+        batch = await self._db(
             self._store.inbox.claim_batch, self._property_id, self._batch_size, self._clock()
         )
         simple = [item for item in batch if item.action in NOTHING_TO_APPLY]
-        if simple:  # already answered or only recorded: marked done in one trip
-            await asyncio.to_thread(self._mark_all_done, simple)
+        if simple:  # already answered or only recorded: marked done in one statement
+            await self._db(
+                self._records.mark_claimed_done, self._property_id, [i.id for i in simple], self._clock()
+            )
             for item in simple:
                 self._metrics.webhooks.labels(item.action, "applied").inc()
         for item in batch:
             if item.action not in NOTHING_TO_APPLY:
                 await self.process(item)
         return len(batch)
-
-    def _mark_all_done(self, items: list[InboxItem]) -> None:
-        for item in items:
-            self._store.inbox.mark_done(self._property_id, item.id, self._clock())
 
     async def drain(self, max_batches: int = 1000) -> int:
         """Process until nothing is claimable now; returns how many events were handled."""
@@ -171,7 +158,7 @@ class InboxWorker:
         except Exception as error:
             await self._failed(item, error)
             return
-        await asyncio.to_thread(self._store.inbox.mark_done, self._property_id, item.id, self._clock())
+        await self._db(self._store.inbox.mark_done, self._property_id, item.id, self._clock())
         self._metrics.webhooks.labels(event.action, "applied").inc()
         log.info("webhook %d %s applied: %s", item.id, event.action, summary)
 
@@ -213,16 +200,12 @@ class InboxWorker:
                 reason,
                 exc_info=not isinstance(error, RetryLater | QuotaExhausted),
             )
-        await asyncio.to_thread(
-            self._store.inbox.mark_failed, self._property_id, item.id, reason, now, retry_at
-        )
+        await self._db(self._store.inbox.mark_failed, self._property_id, item.id, reason, now, retry_at)
         self._metrics.webhooks.labels(item.action, "retry").inc()
 
     async def _give_up(self, item: InboxItem, reason: str) -> None:
         log.error("webhook %d %s left failed after %d tries: %s", item.id, item.action, item.attempts, reason)
-        await asyncio.to_thread(
-            self._store.inbox.mark_failed, self._property_id, item.id, reason, self._clock()
-        )
+        await self._db(self._store.inbox.mark_failed, self._property_id, item.id, reason, self._clock())
         self._metrics.webhooks.labels(item.action, "failed").inc()
 
     # --- upkeep -------------------------------------------------------------------------------
@@ -239,7 +222,7 @@ class InboxWorker:
             return
         self._last_upkeep = now
         stale_before = now - timedelta(seconds=self._settings.webhook_claim_timeout_seconds)
-        released = await asyncio.to_thread(self._store.inbox.release_stale, self._property_id, stale_before)
+        released = await self._db(self._store.inbox.release_stale, self._property_id, stale_before)
         if released:
             log.warning("took over %d webhook event(s) a worker claimed and never finished", released)
         await self._update_gauges()
@@ -251,7 +234,7 @@ class InboxWorker:
             await self._housekeeping(now)
 
     async def _housekeeping(self, now: datetime) -> None:
-        expired = await asyncio.to_thread(
+        expired = await self._db(
             self._view.expire_holds,
             self._property_id,
             now - timedelta(seconds=self._settings.webhook_hold_expiry_seconds),
@@ -260,11 +243,11 @@ class InboxWorker:
             log.warning(
                 "released the room held for %s: no reservation confirmation followed its booking", code
             )
-        await asyncio.to_thread(self._view.forget_before, self._property_id, now.date() - timedelta(days=1))
+        await self._db(self._view.forget_before, self._property_id, now.date() - timedelta(days=1))
 
     async def _update_gauges(self) -> None:
-        counts = await asyncio.to_thread(self._store.inbox.count_by_status, self._property_id)
-        oldest = await asyncio.to_thread(self._records.oldest_open_received_at, self._property_id)
+        counts = await self._db(self._store.inbox.count_by_status, self._property_id)
+        oldest = await self._db(self._records.oldest_open_received_at, self._property_id)
         backlog = counts[InboxStatus.PENDING] + counts[InboxStatus.PROCESSING]
         self._metrics.inbox_backlog.labels(self._property_id).set(backlog)
         age = 0.0 if oldest is None else max((self._clock() - oldest).total_seconds(), 0.0)

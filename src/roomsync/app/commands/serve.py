@@ -5,8 +5,7 @@ from __future__ import annotations
 import typer
 
 from roomsync.app.cli_support import EXIT_FAILURE, fail, settings_or_exit
-from roomsync.app.daemon import StartupError
-from roomsync.app.daemon.process import run
+from roomsync.app.daemon.startup import StartupError
 from roomsync.app.logs import configure_logging
 
 
@@ -26,6 +25,8 @@ def serve(
     under /admin, /metrics, /healthz and /readyz."""
     settings = settings_or_exit()
     configure_logging(settings)
+    from roomsync.app.daemon.process import run  # the web stack only for this command: the CLI starts fast
+
     try:
         run(settings, host or settings.serve_host, port or settings.serve_port, migrate=migrate)
     except StartupError as error:

@@ -38,13 +38,18 @@ def _duration(seconds: float | None) -> str:
 
 
 def _when(moment: datetime | None) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S") if moment else "-"
+    return moment.astimezone(UTC).strftime("%m-%d %H:%M:%S") if moment else "-"
+
+
+def _short(reason: str | None) -> str:
+    """The first clause of a pause reason (the admin API's JSON has it whole)."""
+    return (reason or "paused").split(":")[0].split(" (")[0]
 
 
 def schedule_table(schedule: ScheduleStatus) -> Table:
     state = "running" if schedule.daemon_running else "not running (what a daemon would plan now)"
     table = Table(title=f"Schedule: daemon {state}")
-    table.add_column("job")
+    table.add_column("job", no_wrap=True)
     table.add_column("every", justify="right")
     table.add_column("next run (UTC)")
     table.add_column("last run (UTC)")
@@ -72,17 +77,18 @@ def schedule_table(schedule: ScheduleStatus) -> Table:
 
 def listings_table(status: PropertyStatus) -> Table:
     table = Table(title=f"Listings of {status.property_id}")
-    for column in ("listing", "room type", "kind", "state", "last sync (UTC)", "result", "drift days"):
+    table.add_column("listing", no_wrap=True)
+    for column in ("type", "kind", "state", "last sync", "result", "drift"):
         table.add_column(column)
     for row in status.listings:
-        state = f"paused: {row.pause_reason or 'paused'}" if row.paused else (row.sync_category or "-")
+        state = f"paused: {_short(row.pause_reason)}" if row.paused else (row.sync_category or "-")
         table.add_row(
             f"{row.account_id}/{row.listing_id}" + ("" if row.mapped else " (not mapped)"),
             str(row.room_type_id) if row.room_type_id is not None else "-",
             row.kind or "-",
             state,
             _when(row.last_synced_at),
-            (row.last_sync_result or "-")[:60],
+            (row.last_sync_result or "-").split(":")[0],
             "-" if row.drift_days is None else str(row.drift_days),
         )
     return table
@@ -90,9 +96,9 @@ def listings_table(status: PropertyStatus) -> Table:
 
 def budget_and_inbox(status: PropertyStatus) -> Table:
     budget, inbox = status.budget, status.inbox
-    table = Table(title="Budget and webhooks")
-    table.add_column("")
-    table.add_column("", justify="right")
+    table = Table(title="Budget and webhooks", show_header=False)
+    table.add_column("what")
+    table.add_column("value", justify="right")
     table.add_row("quota", str(budget.quota))
     table.add_row("used (roomsync / server)", f"{budget.used} ({budget.used_local} / {budget.used_server})")
     table.add_row("remaining", str(budget.remaining))
@@ -106,7 +112,8 @@ def budget_and_inbox(status: PropertyStatus) -> Table:
 
 
 def print_status(console: Console, status: PropertyStatus) -> None:
-    console.print(f"property {status.property_id} at {_when(status.generated_at)} UTC", highlight=False)
+    shown_at = status.generated_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
+    console.print(f"property {status.property_id} at {shown_at} UTC", highlight=False)
     if not status.mapping_loaded:
         console.print("no mapping loaded: `roomsync mappings suggest`, then `roomsync mappings load FILE`")
     console.print(listings_table(status))

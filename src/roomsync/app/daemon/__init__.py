@@ -2,28 +2,10 @@
 receiver and worker, the admin API, ``/metrics``, ``/healthz`` and ``/readyz``. docs/operations.md
 describes it for operators.
 
-    daemon = Daemon(settings)
+    daemon = Daemon(settings)                 # roomsync.app.daemon.runtime
     await daemon.open()                       # startup checks, parts
-    app = create_daemon_app(daemon)           # serve it (uvicorn); its lifespan starts/stops the daemon
+    app = create_daemon_app(daemon)           # roomsync.app.daemon.app; its lifespan starts/stops it
+
+The package's modules are imported one by one (the CLI's ``status`` needs the lock and the status
+models, not the web framework).
 """
-
-from roomsync.app.daemon.app import create_daemon_app
-from roomsync.app.daemon.lock import DaemonAlreadyRunning, DaemonInfo, running_daemon
-from roomsync.app.daemon.planning import PollPlan, plan_polling
-from roomsync.app.daemon.runtime import Daemon, ShuttingDown
-from roomsync.app.daemon.startup import StartupError
-from roomsync.app.daemon.status import PropertyStatus, collect_status
-
-__all__ = [
-    "Daemon",
-    "DaemonAlreadyRunning",
-    "DaemonInfo",
-    "PollPlan",
-    "PropertyStatus",
-    "ShuttingDown",
-    "StartupError",
-    "collect_status",
-    "create_daemon_app",
-    "plan_polling",
-    "running_daemon",
-]

@@ -59,8 +59,8 @@ class AdminClient:
             )
         if settings.admin_token is None:
             raise AdminUnavailable(
-                f"roomsync serve runs for this property at {daemon.url}, and its admin API is off: "
-                "set admin_token (ROOMSYNC_ADMIN_TOKEN) for both, or stop the daemon"
+                f"roomsync serve runs for this property at {daemon.url}; set admin_token "
+                "(ROOMSYNC_ADMIN_TOKEN) to the daemon's so this command can ask it, or stop the daemon"
             )
         self.url = daemon.url
         self._http = httpx.Client(

@@ -263,7 +263,7 @@ class Daemon:
         if self._stopping:
             return
         self._stopping = True
-        self._scheduler.shutdown()
+        self._scheduler.pause()  # not shutdown: APScheduler's executor would cancel runs in flight
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.settings.shutdown_grace_seconds
         log.info(
@@ -284,6 +284,7 @@ class Daemon:
         running = [task for task in self._running if not task.done()]
         if running:
             await bounded(asyncio.gather(*running, return_exceptions=True), "the sync run in progress")
+        self._scheduler.shutdown()
         await asyncio.to_thread(self.refresh_gauges)
         log.info("stopped")
 
@@ -291,7 +292,7 @@ class Daemon:
         return self.rng.uniform(0.0, self.settings.schedule_jitter_seconds) * self.settings.time_scale
 
     def _schedule(self, kind: str, delay: float) -> None:
-        if self._stopping or not self._scheduler.running:
+        if self._stopping:
             return
         self._scheduler.schedule(kind, delay, self._run_scheduled, kind)
 

@@ -16,9 +16,9 @@ sync has a complete baseline.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 from roomsync.adapters.client import QuotaExhausted, ServiceClient, ServiceError
 from roomsync.adapters.store import Store
@@ -29,7 +29,7 @@ from roomsync.app.sync.report import ListingOutcome, ListingStatus
 from roomsync.core.api.channel import InventoryQuery
 from roomsync.core.catalog.types import Priority
 from roomsync.core.mapping import ListingMapping
-from roomsync.core.ports import ListingKey
+from roomsync.core.ports import ListingKey, ListingState
 from roomsync.core.sync import DayState, apply_operations, compile_operations
 from roomsync.core.sync.convert import calendar_from_inventory, inventory_update
 
@@ -55,6 +55,8 @@ class ListingRun:
     """Force the priority of the writes (the overbooking guard uses GUEST)."""
     require_ledger: bool = False
     """Skip a listing the ledger does not know instead of reading its channel (push_nights)."""
+    trust_digests: bool = False
+    """Take a listing whose inputs did not change since its last sync as unchanged (fingerprint.py)."""
 
     @property
     def first(self) -> date:
@@ -81,6 +83,9 @@ async def sync_listing(
     *,
     own_reserved: Mapping[date, int],
     count_cap: int | None,
+    state: ListingState | None = None,
+    digest: str | None = None,
+    last_digest: str | None = None,
 ) -> ListingOutcome:
     outcome = ListingOutcome(
         listing.account_id,
@@ -91,7 +96,8 @@ async def sync_listing(
     )
     key = ListingKey(run.property_id, listing.account_id, listing.listing_id)
     try:
-        await _sync(run, listing, key, facts, own_reserved, count_cap, outcome)
+        if not (run.trust_digests and digest is not None and digest == last_digest):
+            await _sync(run, listing, key, facts, own_reserved, count_cap, outcome)
     except QuotaExhausted as refused:
         outcome.status = ListingStatus.NO_BUDGET
         outcome.reason = str(refused)
@@ -102,7 +108,9 @@ async def sync_listing(
         result = (
             outcome.status.value if outcome.reason is None else f"{outcome.status.value}: {outcome.reason}"
         )
-        await asyncio.to_thread(run.store.listing_states.record_listing_sync, key, run.clock(), result[:500])
+        now = run.clock()
+        if _worth_recording(state, result[:500], now):
+            await asyncio.to_thread(run.store.listing_states.record_listing_sync, key, now, result[:500])
     return outcome
 
 
@@ -160,7 +168,7 @@ async def _sync(
     )
     if requests:
         outcome.priority = run.write_priority or write_priority(requests)
-    if from_channel:
+    if from_channel and (run.dry_run or not requests):
         # the read confirms what the channel holds: it becomes the ledger's baseline (kept by a
         # plan too, so the sync that follows it does not read the channel a second time)
         await asyncio.to_thread(
@@ -173,17 +181,31 @@ async def _sync(
         outcome.status = ListingStatus.PLANNED
         return
     applied: dict[date, DayState] = dict(current)
-    for request in requests:
+    for index, request in enumerate(requests):
         await run.client.update_inventory(
             inventory_update(listing.account_id, listing.listing_id, request), priority=outcome.priority
         )
         confirmed_at = run.clock()
         applied = apply_operations(applied, request.operations)
-        touched = {d for op in request.operations for d in _days(op.date_from, op.date_to)}
+        if from_channel and index == 0:
+            days: Collection[date] = applied  # the read plus this write: the whole window's baseline
+        else:
+            days = {d for op in request.operations for d in _days(op.date_from, op.date_to)}
         await asyncio.to_thread(
-            run.store.calendar.record_confirmed, key, ledger_days(applied, touched), confirmed_at
+            run.store.calendar.record_confirmed, key, ledger_days(applied, days), confirmed_at
         )
     outcome.status = ListingStatus.WRITTEN
+
+
+RECORD_UNCHANGED_EVERY = timedelta(hours=1)
+"""An unchanged listing's "last sync" is refreshed at most this often: one write per listing and
+sync would be most of a quiet sync's time on a large property (each is its own transaction)."""
+
+
+def _worth_recording(state: ListingState | None, result: str, now: datetime) -> bool:
+    if state is None or state.last_synced_at is None or state.last_sync_result != result:
+        return True
+    return result != ListingStatus.UNCHANGED.value or now - state.last_synced_at >= RECORD_UNCHANGED_EVERY
 
 
 def _days(first: date, last: date) -> list[date]:

@@ -15,7 +15,6 @@ A thin layer over ``roomsync.core.sync.desired_calendar`` that turns the mapping
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import replace
 from datetime import date
 from decimal import Decimal
 
@@ -44,8 +43,10 @@ def restriction_rule(rules: config.Restrictions) -> RestrictionRule | None:
     )
 
 
-def pushable_prices(rule: PriceRule, nightly: Mapping[date, Decimal]) -> dict[date, Decimal]:
+def pushable_prices(rule: PriceRule, nightly: Mapping[date, Decimal]) -> Mapping[date, Decimal]:
     """The nights whose channel price would be positive."""
+    if rule.markup_percent >= 0 and rule.fixed_amount >= 0 and all(price > 0 for price in nightly.values()):
+        return nightly  # every price stays positive: nothing to leave out (the usual case, and fast)
     kept: dict[date, Decimal] = {}
     for night, price in nightly.items():
         try:
@@ -84,17 +85,18 @@ def listing_desired(
     )
     if restrictions is None or count_cap is not None:
         for night, state in desired.items():
-            changes: dict[str, object] = {}
-            if restrictions is None:
-                have = current.get(night, BLANK_DAY)
-                changes.update(
-                    min_nights=have.min_nights,
-                    max_nights=have.max_nights,
-                    closed_to_arrival=have.closed_to_arrival,
-                    closed_to_departure=have.closed_to_departure,
-                )
-            if count_cap is not None and state.count is not None and state.count > count_cap:
-                changes["count"] = count_cap
-            if changes:
-                desired[night] = replace(state, **changes)  # type: ignore[arg-type]
+            # built directly rather than with dataclasses.replace: this runs for every listing-night
+            have = current.get(night, BLANK_DAY) if restrictions is None else state
+            count = state.count
+            if count_cap is not None and count is not None and count > count_cap:
+                count = count_cap
+            desired[night] = DayState(
+                state.available,
+                count,
+                state.price,
+                have.min_nights,
+                have.max_nights,
+                have.closed_to_arrival,
+                have.closed_to_departure,
+            )
     return desired

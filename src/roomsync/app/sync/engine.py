@@ -37,6 +37,7 @@ from roomsync.adapters.store.webhook_records import SqlWebhookRecords
 from roomsync.app.sync.channel import ListingRun, sync_listing
 from roomsync.app.sync.closures import Closures, remembered_closures
 from roomsync.app.sync.connected import push_connected_prices
+from roomsync.app.sync.fingerprint import TypeDigests, listing_digest
 from roomsync.app.sync.memo import FileSyncMemo, SyncMemo
 from roomsync.app.sync.own_reservations import own_reserved_rooms
 from roomsync.app.sync.pms import PmsFacts, read_free_rooms, read_pms
@@ -118,6 +119,10 @@ class SyncEngine:
         self.clock = clock
         self.options = options or SyncOptions()
         self.progress = progress
+        self._push_generation = 0
+        self._pushed_at: dict[str, int] = {}
+        """Listing -> generation of its last ``push_nights``: a sync that ran meanwhile must not
+        keep its digest (its ledger moved under that sync's feet)."""
 
     # --- entry points ---------------------------------------------------------------------------
 
@@ -172,6 +177,24 @@ class SyncEngine:
             False,
             lambda report: self._push(report, room_type_id, wanted, priority, exclude_listing_id),
         )
+
+    async def nights_changed(
+        self,
+        property_id: str,
+        room_type_id: int,
+        nights: Sequence[date],
+        *,
+        source_listing_id: str | None = None,
+    ) -> None:
+        """The webhook bridge's ``NightsChanged`` hook: the overbooking guard's push, at GUEST priority.
+
+        Failures are in the report and the run record; the bridge keeps the nights and retries.
+        """
+        if property_id != self.property_id:
+            raise ValueError(f"this engine syncs property {self.property_id!r}, not {property_id!r}")
+        report = await self.push_nights(room_type_id, nights, exclude_listing_id=source_listing_id)
+        if report.result not in ("ok", "ok_with_warnings"):
+            raise RuntimeError(f"pushing {len(nights)} nights of room type {room_type_id}: {report.result}")
 
     # --- the run record ------------------------------------------------------------------------
 
@@ -316,6 +339,7 @@ class SyncEngine:
             if unknown:
                 raise ValueError("not in the mapping: " + ", ".join(f"{a}/{b}" for a, b in unknown))
         memo = await asyncio.to_thread(self.memo.load, self.property_id)
+        generation = self._push_generation
         states = await self._listing_states(listings)
         if read_channel or any(s.sync_category is None and not s.paused for s in states.values()):
             await self._read_listings(mapping.listings, memo, read_priority, report)
@@ -351,8 +375,19 @@ class SyncEngine:
             dry_run=dry_run,
             read_channel=read_channel,
             read_priority=read_priority,
+            trust_digests=not read_channel,
         )
         report.listings = await self._listings(run, listings, facts, states, memo)
+        self._push_generation += 1
+        fresh = await asyncio.to_thread(self.memo.load, self.property_id)  # a sync may have saved meanwhile
+        for outcome in report.listings:
+            self._pushed_at[outcome.key] = self._push_generation
+            fresh.get("digests", {}).pop(outcome.key, None)
+        await asyncio.to_thread(self.memo.save, self.property_id, fresh)
+        for key_text, pushed in self._pushed_at.items():
+            if pushed > generation:
+                memo.get("digests", {}).pop(key_text, None)
+        await asyncio.to_thread(self.memo.save, self.property_id, memo)
         if pushes:
             self.progress("prices", 0, 1)
             report.prices = await push_connected_prices(
@@ -437,6 +472,14 @@ class SyncEngine:
         )
         own = own_reserved_rooms(bookings)
         listing_facts: dict[str, Any] = memo.get("listings") or {}
+        digests: dict[str, str] = memo.setdefault("digests", {})
+        types = TypeDigests(
+            run.nights,
+            facts.free_rooms,
+            facts.closures.room_types,
+            facts.closures.property_closed,
+            facts.prices.prices,
+        )
         gate = asyncio.Semaphore(max(1, self.options.concurrency))
         done = 0
         total = len(listings)
@@ -447,6 +490,9 @@ class SyncEngine:
             key_text = f"{entry.account_id}/{entry.listing_id}"
             known = listing_facts.get(key_text)
             reason = pause_reason(states[entry.key], known)
+            count_cap = (known or {}).get("total_inventory_count")
+            own_nights = own.get(entry.listing_id, {})
+            digest = listing_digest(types, entry, own_nights, count_cap)
             if reason is not None:
                 outcome = ListingOutcome(
                     entry.account_id,
@@ -462,9 +508,18 @@ class SyncEngine:
                         run,
                         entry,
                         facts,
-                        own_reserved=own.get(entry.listing_id, {}),
-                        count_cap=(known or {}).get("total_inventory_count"),
+                        own_reserved=own_nights,
+                        count_cap=count_cap,
+                        state=states[entry.key],
+                        digest=digest,
+                        last_digest=digests.get(key_text),
                     )
+            in_step = outcome.status in (ListingStatus.WRITTEN, ListingStatus.UNCHANGED)
+            if in_step and not run.dry_run and not run.require_ledger:
+                digests[key_text] = digest
+            elif not in_step or outcome.read_channel or run.require_ledger:
+                # not in step, or a plan's read / a partial push left the ledger short of a full sync
+                digests.pop(key_text, None)
             done += 1
             self.progress("listings", done, total)
             return outcome
@@ -536,3 +591,9 @@ class SyncEngine:
             require_ledger=True,
         )
         report.listings = await self._listings(run, listings, facts, states, memo)
+        self._push_generation += 1
+        fresh = await asyncio.to_thread(self.memo.load, self.property_id)  # a sync may have saved meanwhile
+        for outcome in report.listings:
+            self._pushed_at[outcome.key] = self._push_generation
+            fresh.get("digests", {}).pop(outcome.key, None)
+        await asyncio.to_thread(self.memo.save, self.property_id, fresh)

@@ -14,7 +14,6 @@ An unchanged property therefore costs 3 requests. The availability reads run at 
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -22,7 +21,6 @@ from typing import Any
 
 from roomsync.adapters.client import ServiceClient
 from roomsync.adapters.store import Store
-from roomsync.adapters.store.availability_view import SqlAvailabilityView
 from roomsync.app.sync.closures import Closures, memo_of, read_closures
 from roomsync.app.sync.prices import CurrencyMismatch, PmsPrices, detect_prices
 from roomsync.core.api.pms.availability import (
@@ -88,10 +86,7 @@ async def read_pms(
     concurrency: int,
 ) -> PmsFacts:
     """Free rooms, closures and prices of the horizon; updates ``memo["closures"]`` in place."""
-    read_started = now
     free = await read_free_rooms(client, first, last, Priority.AVAILABILITY)
-    # the webhook receiver answers guests from this view: every sync keeps it fresh for free
-    await asyncio.to_thread(SqlAvailabilityView(store.engine).save_read, property_id, read_started, free)
 
     async def combined(a: date, b: date) -> RoomTypeAvailability:
         request = RoomTypeAvailabilityRequest(date_from=a, date_to=b + timedelta(days=1))
