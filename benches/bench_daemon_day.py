@@ -232,25 +232,40 @@ async def run(args: argparse.Namespace, base_url: str, clock: EmulatorClock, dat
         end = start + timedelta(days=1) - timedelta(minutes=1)
         processing_started = time.perf_counter()
         busy = 0.0
+        last = time.perf_counter()
+        runs_seen: tuple[object, ...] = ()
         while True:
-            if daemon.lock.locked():  # the daemon works: emulated time stands still
+            if daemon.lock.locked():  # the daemon works: emulated time stands still meanwhile
                 began = time.perf_counter()
                 async with daemon.lock:
                     pass
-                busy += time.perf_counter() - began
+                last = time.perf_counter()
+                busy += last - began
                 continue
-            await day.check_pending()
+            # emulated time moves as the daemon's real waits do: elapsed real time / time_scale
+            elapsed, last = time.perf_counter() - last, time.perf_counter()
             now = await day.now()
+            step = min(elapsed / scale, (end - now).total_seconds())
+            if step > 0:
+                now = datetime.fromisoformat(
+                    (await control.post("/clock/advance", json={"seconds": step})).json()["now"]
+                )
+            runs = tuple(record.last_run_at for record in daemon.jobs.values())
+            if runs != runs_seen:  # a run finished: has the channel caught up?
+                runs_seen = runs
+                await day.check_pending()
             while change_times and start + timedelta(seconds=change_times[0]) <= now:
                 change_times.pop(0)
                 await day.front_desk()
             if now >= end:
                 break
             await asyncio.sleep(TICK_SECONDS)
-            step = min(TICK_SECONDS / scale, (end - now).total_seconds())
-            await control.post("/clock/advance", json={"seconds": step})
         spent = (await control.get("/quota")).json()["usedCalls"]
         wall = time.perf_counter() - processing_started
+        by_kind: dict[str, list[int]] = {}
+        for run in daemon.store.sync_runs.recent_runs(daemon.property_id, limit=100_000):
+            if run.started_at >= start:
+                by_kind.setdefault(run.kind, []).append(run.requests_spent)
     await daemon.stop()
     runs = {kind: record.last_result for kind, record in daemon.jobs.items()}
     await daemon.close()
@@ -269,6 +284,10 @@ async def run(args: argparse.Namespace, base_url: str, clock: EmulatorClock, dat
         )
     else:
         p95 = float("inf")
+    print(
+        "runs of the day (count, requests): "
+        + ", ".join(f"{kind} {len(spent)} / {sum(spent)}" for kind, spent in sorted(by_kind.items()))
+    )
     print(f"real time: {wall:.0f} s, of which the daemon was working {busy:.0f} s; last results {runs}")
     ok = latencies and unseen == 0 and p95 < LATENCY_TARGET_SECONDS and share < SPEND_TARGET
     return 0 if ok else 1

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from roomsync.core.mapping import ListingKind, MappingError, PriceRule, parse_mapping
+from roomsync.core.mapping import ListingKind, MappingError, parse_mapping
 
 EXAMPLE = Path(__file__).parents[2] / "config" / "mapping.example.toml"
 
@@ -72,13 +72,3 @@ def test_duplicate_listing_and_unknown_key_are_rejected() -> None:
         parse_mapping(mapping(listing(), listing(room_type_id=2)))
     with pytest.raises(MappingError, match="markup"):
         parse_mapping(mapping(listing(price={"markup": 3})))
-
-
-@pytest.mark.parametrize(
-    ("pms", "percent", "amount", "expected"),
-    [("100", "0", "0", 100), ("99.50", "0", "0", 100), ("99.49", "0", "0", 99),
-     ("100", "12", "0", 112), ("100", "10", "5", 115), ("80.25", "-10", "0", 72), ("3", "0", "-10", 0)],
-)
-def test_daily_price_rounds_half_up(pms: str, percent: str, amount: str, expected: int) -> None:
-    rule = PriceRule(markup_percent=Decimal(percent), markup_amount=Decimal(amount))
-    assert rule.daily_price(Decimal(pms)) == expected

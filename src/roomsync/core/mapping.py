@@ -8,23 +8,17 @@ naming the listing and the field.
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
-from enum import StrEnum
+from decimal import Decimal
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from roomsync.core.sync.calendar import ListingKind
 
 Weekday = Annotated[int, Field(ge=0, le=6, description="0 = Sunday ... 6 = Saturday (document 01).")]
 
 ALLOWED_MIN_HOURS_AHEAD = frozenset({*range(0, 25), 48, 72, 168})
 ALLOWED_MAX_DAYS_NOTICE = frozenset({-1, 0, *range(30, 331, 30), 365})
-
-
-class ListingKind(StrEnum):
-    SINGLE = "single"
-    """One unit: a night is available or not."""
-    ROOM_TYPE = "room_type"
-    """Room-type inventory: the channel holds a count of rooms per night."""
 
 
 class MappingError(ValueError):
@@ -36,15 +30,14 @@ class _Strict(BaseModel):
 
 
 class PriceRule(_Strict):
-    """How a PMS nightly price becomes the channel's integer ``dailyPrice``."""
+    """How a PMS nightly price becomes the channel's integer ``dailyPrice``: the configuration.
+
+    The computation (rounded half up, refused when negative) is
+    :class:`roomsync.core.sync.desired.PriceRule`, built from this by the sync engine.
+    """
 
     markup_percent: Decimal = Field(Decimal(0), ge=-90, le=500)
     markup_amount: Decimal = Field(Decimal(0), ge=-100000, le=100000)
-
-    def daily_price(self, pms_price: Decimal) -> int:
-        """PMS price plus percent, plus amount, rounded half up to a whole currency unit."""
-        raw = pms_price * (1 + self.markup_percent / 100) + self.markup_amount
-        return int(max(raw, Decimal(0)).quantize(Decimal(1), rounding=ROUND_HALF_UP))
 
 
 class Restrictions(_Strict):

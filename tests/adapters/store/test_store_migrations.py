@@ -40,6 +40,11 @@ STORE_TABLES = {
     "webhook_inbox",
     "dead_letter",
     "reservation_link",
+    # 0002: the webhook receiver's shared availability view and the bridge's records
+    "availability_view",
+    "availability_hold",
+    "checkout_answer",
+    "channel_reservation",
 }
 
 

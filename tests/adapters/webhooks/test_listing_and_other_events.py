@@ -6,7 +6,7 @@ from __future__ import annotations
 from webhook_harness import DOUBLES, HOST_A, HOST_B, PROPERTY, STUDIO_A, STUDIO_B, TWINS, Harness
 
 from roomsync.adapters.store.webhook_records import SqlWebhookRecords
-from roomsync.core.ports import InboxStatus, ListingKey
+from roomsync.core.ports import InboxStatus, ListingKey, ListingState
 
 ACCOUNT = {STUDIO_A: HOST_A, STUDIO_B: HOST_A, DOUBLES: HOST_A, TWINS: HOST_B}
 
@@ -20,7 +20,7 @@ def paused(harness: Harness) -> dict[str, str]:
     }
 
 
-def state(harness: Harness, listing: str) -> object:
+def state(harness: Harness, listing: str) -> ListingState:
     return harness.store.listing_states.get_listing_state(ListingKey(PROPERTY, ACCOUNT[listing], listing))
 
 
@@ -69,7 +69,7 @@ async def test_suspensions_unlinks_and_revocations_pause_with_their_reason(harne
     harness.ctl("POST", "/host/unlink", {"accountId": HOST_A, "listingIds": [STUDIO_B]})
     await deliver(harness)
     assert paused(harness) == {DOUBLES: "listing_suspended", TWINS: "host_suspended", STUDIO_B: "unlinked"}
-    assert "accept_reservation" in (state(harness, DOUBLES).pause_reason or "")  # type: ignore[attr-defined]
+    assert "accept_reservation" in (state(harness, DOUBLES).pause_reason or "")
 
     harness.ctl("POST", "/host/revoke", {"accountId": HOST_B})
     await deliver(harness)
@@ -79,7 +79,7 @@ async def test_suspensions_unlinks_and_revocations_pause_with_their_reason(harne
     harness.ctl("POST", "/host/sync-settings", {"accountId": HOST_A, "listingIds": [STUDIO_B]})
     await deliver(harness)
     assert STUDIO_B not in paused(harness)
-    assert state(harness, STUDIO_B).sync_category == "Limited"  # type: ignore[attr-defined]
+    assert state(harness, STUDIO_B).sync_category == "Limited"
 
 
 async def test_approval_changes_are_recorded(harness: Harness) -> None:
@@ -89,10 +89,10 @@ async def test_approval_changes_are_recorded(harness: Harness) -> None:
         {"listingId": DOUBLES, "statusCategory": "rejected", "notes": "Photos missing"},
     )
     await deliver(harness)
-    assert state(harness, DOUBLES).approval_status == "rejected"  # type: ignore[attr-defined]
+    assert state(harness, DOUBLES).approval_status == "rejected"
     harness.ctl("POST", "/host/approval", {"listingId": DOUBLES, "statusCategory": "approved"})
     await deliver(harness)
-    assert state(harness, DOUBLES).approval_status == "approved"  # type: ignore[attr-defined]
+    assert state(harness, DOUBLES).approval_status == "approved"
 
 
 async def test_special_offers_and_reviews_are_stored_and_visible(harness: Harness) -> None:

@@ -68,10 +68,11 @@ class _NeedsRead:
 class AnswerLog:
     """The answers given, written to ``checkout_answer`` in bulk.
 
-    One insert per answer would be the costliest part of a guest check, so answers are gathered
-    and written together: by the check that finds ``FLUSH_SECONDS`` passed or ``FLUSH_COUNT``
-    waiting, and by the receiver every ``FLUSH_SECONDS`` and when it stops. A crash loses at most
-    that much of this record; the checks themselves are in the inbox, stored before any answer.
+    One insert per answer would be one of the costliest parts of a guest check, so answers are
+    gathered and written together: by the check that finds ``FLUSH_SECONDS`` passed or
+    ``FLUSH_COUNT`` waiting, by the flush the receiver schedules ``FLUSH_SECONDS`` after a check,
+    and when the receiver stops. A crash loses at most that much of this record; the checks
+    themselves are in the inbox, stored before any answer was given.
     """
 
     FLUSH_SECONDS = 0.25

@@ -26,9 +26,6 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 POSTGRES_THREADS = 4
-import os
-
-_INLINE = os.environ.get("RS_INLINE") == "1"  # TEMP profiling
 
 _executors: weakref.WeakKeyDictionary[Engine, ThreadPoolExecutor] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
@@ -52,7 +49,5 @@ class DbCalls:
         self._executor = _executor_for(engine)
 
     async def __call__(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        if _INLINE:
-            return fn(*args, **kwargs)
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))

@@ -21,7 +21,6 @@ allows it, and answered 503 with a reason (so the service retries), never in sil
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
@@ -105,6 +104,7 @@ class WebhookReceiver:
         self.clock = clock
         self.on_stored = on_stored
         self.db = DbCalls(store.engine)
+        self._flushing: asyncio.Task[None] | None = None
         self.view = SqlAvailabilityView(store.engine)
         self.records = SqlWebhookRecords(store.engine)
         self.mapping = CachedMapping(store.mappings, self.property_id)
@@ -129,14 +129,20 @@ class WebhookReceiver:
             self.db,
         )
 
-    async def flush_answers_periodically(self) -> None:
-        """Write the recorded answers every ``AnswerLog.FLUSH_SECONDS`` (quiet times included)."""
-        while True:
+    def _flush_answers_soon(self) -> None:
+        """Write the answers recorded in bulk ``AnswerLog.FLUSH_SECONDS`` from now (one write for
+        a whole burst), without relying on the app's lifespan: mounted in another app, it has none."""
+        if self._flushing is not None and not self._flushing.done():
+            return
+
+        async def flush_later() -> None:
             await asyncio.sleep(AnswerLog.FLUSH_SECONDS)
             try:
                 await self.db(self.desk.answers.flush)
             except Exception:
-                log.exception("the guest-check answers could not be written; trying again")
+                log.exception("the guest-check answers could not be written; the next check tries again")
+
+        self._flushing = asyncio.get_running_loop().create_task(flush_later())
 
     def set_client(self, client: PmsClient | None) -> None:
         self.availability._client = client
@@ -221,6 +227,7 @@ class WebhookReceiver:
         )
         if isinstance(event, GUEST_CHECKS):
             answered = await self.desk.receive(event, delivery)
+            self._flush_answers_soon()
             self._stored(answered.delivery.duplicate, event.action)
             result = "succeed" if answered.verdict.succeed else "declined"
             self.metrics.webhooks.labels(event.action, result).inc()
@@ -275,13 +282,9 @@ def create_receiver_app(
         if client is None and client_factory is not None:
             made = client_factory()
             receiver.set_client(made)
-        flushing = asyncio.create_task(receiver.flush_answers_periodically())
         try:
             yield
         finally:
-            flushing.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await flushing
             await receiver.db(receiver.desk.answers.flush)
             closing = getattr(made, "aclose", None)
             if closing is not None:

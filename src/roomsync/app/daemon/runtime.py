@@ -29,6 +29,7 @@ import contextlib
 import logging
 import math
 import random
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -348,26 +349,30 @@ class Daemon:
             RECONCILE: self.engine.reconcile,
             REPUSH: self.engine.repush_connected_prices,
         }
+        began = time.monotonic()
         try:
             await self.exclusive(kind, runs[kind])
         except ShuttingDown:
             return
         except Exception:  # recorded and logged as a health change; the chain must go on
             log.debug("%s crashed", kind, exc_info=True)
+        # fixed rate: the next run is due an interval after this one began, not after it ended,
+        # so the time a run takes (or waits for another) does not stretch the schedule
+        took = time.monotonic() - began
         scale = self.settings.time_scale
         if kind == PRICES:
-            self._schedule(PRICES, self.settings.price_check_interval_seconds * scale)
+            self._schedule(PRICES, self.settings.price_check_interval_seconds * scale - took)
         elif kind == RECONCILE:
-            self._schedule(RECONCILE, self.settings.reconcile_interval_seconds * scale)
+            self._schedule(RECONCILE, self.settings.reconcile_interval_seconds * scale - took)
         elif kind == REPUSH:
-            self._schedule(REPUSH, self.settings.repush_interval_seconds * scale)
-        if kind in (PRICES, POLL):  # both read availability: the next poll counts from now
-            self._schedule_poll()
+            self._schedule(REPUSH, self.settings.repush_interval_seconds * scale - took)
+        if kind in (PRICES, POLL):  # both read availability: the next poll counts from this one
+            self._schedule_poll(took)
 
-    def _schedule_poll(self) -> None:
+    def _schedule_poll(self, took: float = 0.0) -> None:
         plan = self.replan()
         if math.isfinite(plan.interval):
-            delay = plan.interval * self.settings.time_scale
+            delay = plan.interval * self.settings.time_scale - took
         else:  # nothing left for polling today: wait for the reset, then spread out
             delay = plan.seconds_to_reset * self.settings.time_scale + self._jitter()
         self._schedule(POLL, delay)
