@@ -70,6 +70,7 @@ PUSH = "push"
 RESYNC = "resync"
 SCHEDULED = (PRICES, POLL, RECONCILE, REPUSH)
 HEALTHY_RESULTS = frozenset({"ok", "ok_with_warnings"})
+PRIOR_POLLS = 10
 PLAN_CHANGE_LOGGED = 0.25
 """A new poll interval is logged when it differs from the last one logged by more than this share."""
 
@@ -132,10 +133,13 @@ class Daemon:
         self.plan: PollPlan | None = None
         self._memo = memo
         self._gauges = GaugeState()
-        self._changed_per_poll = 0.5
+        self._polls = 0
+        self._listings_written = 0
         self._logged_interval: float | None = None
         self._scheduler = ChainScheduler()
         self._running: set[asyncio.Task[object]] = set()
+        self._firing: set[str] = set()
+        """Scheduled kinds whose run has started (waiting for the lock or running)."""
         self._stopping = False
         self._worker_stop = asyncio.Event()
         self._worker_task: asyncio.Task[None] | None = None
@@ -334,8 +338,8 @@ class Daemon:
         else:
             self.health.failure(kind, describe_failure(report), now)
         if kind == POLL:
-            written = sum(1 for o in report.listings if o.status is ListingStatus.WRITTEN)
-            self._changed_per_poll = 0.8 * self._changed_per_poll + 0.2 * written
+            self._polls += 1
+            self._listings_written += sum(1 for o in report.listings if o.status is ListingStatus.WRITTEN)
         if kind == RECONCILE:
             for outcome in report.listings:
                 if outcome.read_channel:
@@ -350,12 +354,15 @@ class Daemon:
             REPUSH: self.engine.repush_connected_prices,
         }
         began = time.monotonic()
+        self._firing.add(kind)
         try:
             await self.exclusive(kind, runs[kind])
         except ShuttingDown:
             return
         except Exception:  # recorded and logged as a health change; the chain must go on
             log.debug("%s crashed", kind, exc_info=True)
+        finally:
+            self._firing.discard(kind)
         # fixed rate: the next run is due an interval after this one began, not after it ended,
         # so the time a run takes (or waits for another) does not stretch the schedule
         took = time.monotonic() - began
@@ -366,7 +373,9 @@ class Daemon:
             self._schedule(RECONCILE, self.settings.reconcile_interval_seconds * scale - took)
         elif kind == REPUSH:
             self._schedule(REPUSH, self.settings.repush_interval_seconds * scale - took)
-        if kind in (PRICES, POLL):  # both read availability: the next poll counts from this one
+        if kind == POLL or (kind == PRICES and POLL not in self._firing):
+            # both read availability: the next poll counts from this one (a poll already under way
+            # schedules its own successor: one chain of polls, never two)
             self._schedule_poll(took)
 
     def _schedule_poll(self, took: float = 0.0) -> None:
@@ -406,6 +415,12 @@ class Daemon:
         mapping = self.store.mappings.load_mapping(self.property_id)
         return len(mapping.listings) if mapping else 0
 
+    @property
+    def changed_per_poll(self) -> float:
+        """Listings a poll is expected to write: the average so far, starting from a prior of 0.5
+        worth ten polls (a smooth estimate: one busy poll must not halve the polling rate)."""
+        return (0.5 * PRIOR_POLLS + self._listings_written) / (PRIOR_POLLS + self._polls)
+
     def replan(self) -> PollPlan:
         gate = self.client.gate if self._engine is not None else self._clients[0].gate
         now = self.clock()
@@ -416,7 +431,7 @@ class Daemon:
             resets_at=gate.resets_at(),
             now=now,
             listings=self._listing_count(),
-            expected_changed_listings=self._changed_per_poll,
+            expected_changed_listings=self.changed_per_poll,
         )
         self.plan = plan
         finite = math.isfinite(plan.interval)
