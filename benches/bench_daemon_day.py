@@ -1,6 +1,6 @@
 """Benchmark: one simulated day of the daemon on the emulator's demo hotel.
 
-Run: ``/work/venv/bin/python benches/bench_daemon_day.py [--day-seconds 120] [--changes 40] [--seed 7]``
+Run: ``/work/venv/bin/python benches/bench_daemon_day.py [--day-seconds 240] [--changes 40] [--seed 7]``
 
 The daemon (``roomsync.app.daemon``, its real schedule, engine and client) runs in this process
 against the emulator served over loopback, with the emulator's clock as its clock and
@@ -328,7 +328,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--day-seconds", type=float, default=120.0, help="real seconds of waiting per day")
+    parser.add_argument("--day-seconds", type=float, default=240.0, help="real seconds of waiting per day")
     parser.add_argument("--changes", type=int, default=40, help="front-desk changes during the day")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()

@@ -26,7 +26,7 @@ def snapshot(quota: int, used: int) -> BudgetSnapshot:
 
 
 def settings(**values: object) -> Settings:
-    return Settings(**values)  # type: ignore[arg-type]
+    return Settings(**({"poll_budget_share": 0.5} | values))  # type: ignore[arg-type]
 
 
 def test_a_quiet_paid_day_polls_within_the_share_of_the_quota() -> None:
@@ -39,15 +39,15 @@ def test_a_quiet_paid_day_polls_within_the_share_of_the_quota() -> None:
         listings=5,
         expected_changed_listings=0.0,
     )
-    # 53 % of 1,500 = 795 polls of one request each over 86,400 s
-    assert plan.polls_until_reset == 795
-    assert plan.interval == pytest.approx(86_400 / 795)
-    assert plan.staleness_bound == pytest.approx(86_400 / 795 + 30)
+    # 50 % of 1,500 = 750 polls of one request each over 86,400 s
+    assert plan.polls_until_reset == 750
+    assert plan.interval == pytest.approx(86_400 / 750)
+    assert plan.staleness_bound == pytest.approx(86_400 / 750 + 30)
     assert plan.capped_by_share and not plan.free_licence
 
 
 def test_the_server_reset_not_midnight_sets_the_time_left() -> None:
-    # the usage headers say the quota resets in an hour: 795 * (3,600 / 86,400) = 33.1 -> 33 polls
+    # the usage headers say the quota resets in an hour: 750 * (3,600 / 86,400) = 31.25 -> 31 polls
     plan = plan_polling(
         settings(),
         snapshot(1500, 700),
@@ -58,8 +58,8 @@ def test_the_server_reset_not_midnight_sets_the_time_left() -> None:
         expected_changed_listings=0.0,
     )
     assert plan.seconds_to_reset == 3600
-    assert plan.polls_until_reset == 33
-    assert plan.interval == pytest.approx(3600 / 33)
+    assert plan.polls_until_reset == 31
+    assert plan.interval == pytest.approx(3600 / 31)
 
 
 def test_a_free_licence_still_polls_and_says_how_stale_it_can_get() -> None:
@@ -72,10 +72,10 @@ def test_a_free_licence_still_polls_and_says_how_stale_it_can_get() -> None:
         listings=5,
         expected_changed_listings=0.5,
     )
-    # 53 % of 100 = 53 requests for polling at 1.5 requests a poll: 35 polls, every 41 min
+    # 50 % of 100 = 50 requests for polling at 1.5 requests a poll: 33 polls, every 44 min
     assert plan.free_licence
-    assert plan.polls_until_reset == 35
-    assert plan.interval == pytest.approx(86_400 / 35)
+    assert plan.polls_until_reset == 33
+    assert plan.interval == pytest.approx(86_400 / 33)
     assert "free licence (100 requests a day)" in plan.explanation
     assert "0.7 h stale" in plan.explanation
 

@@ -27,12 +27,14 @@ from roomsync.app.sync.connected import push_connected_prices
 from roomsync.app.sync.engine import SyncEngine
 from roomsync.app.sync.pms import PmsFacts, read_free_rooms
 from roomsync.app.sync.prices import PmsPrices
-from roomsync.app.sync.report import SyncReport
+from roomsync.app.sync.report import ListingStatus, SyncReport
 from roomsync.core.catalog.types import Priority
 from roomsync.core.mapping import Mapping
 
 POLL = "poll"
 REPUSH = "repush"
+UNTOUCHED = frozenset({ListingStatus.UNCHANGED, ListingStatus.PAUSED, ListingStatus.SKIPPED})
+"""A poll's outcomes that leave a listing's ledger as it was."""
 
 
 class DaemonEngine(SyncEngine):
@@ -88,6 +90,16 @@ class DaemonEngine(SyncEngine):
         )
         facts = PmsFacts(first, last, free, closures, prices)
         report.listings = await self._listings(run, mapping.listings, facts, states, memo)
+        # as after the engine's own targeted push: a listing whose ledger this poll may have changed
+        # must not be skipped by the next full sync on the strength of a digest recorded before
+        touched = [o.key for o in report.listings if o.status not in UNTOUCHED]
+        if touched:
+            self._push_generation += 1
+            fresh = await asyncio.to_thread(self.memo.load, self.property_id)
+            for key in touched:
+                self._pushed_at[key] = self._push_generation
+                fresh.get("digests", {}).pop(key, None)
+            await asyncio.to_thread(self.memo.save, self.property_id, fresh)
 
     async def _repush(self, report: SyncReport) -> None:
         mapping = await self._mapping()

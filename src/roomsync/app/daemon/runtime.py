@@ -29,7 +29,6 @@ import contextlib
 import logging
 import math
 import random
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -52,7 +51,7 @@ from roomsync.app.daemon.observe import (
     set_store_gauges,
 )
 from roomsync.app.daemon.planning import PollPlan, plan_polling
-from roomsync.app.daemon.scheduler import ChainScheduler
+from roomsync.app.daemon.scheduler import ChainScheduler, wall_now
 from roomsync.app.daemon.startup import check_credentials, check_mapping, check_settings, open_checked_store
 from roomsync.app.daemon.status import JobStatus, PropertyStatus, collect_status, schedule_from_plan
 from roomsync.app.logs import REDACTOR
@@ -353,7 +352,7 @@ class Daemon:
             RECONCILE: self.engine.reconcile,
             REPUSH: self.engine.repush_connected_prices,
         }
-        began = time.monotonic()
+        due = self._scheduler.due(kind) or wall_now()
         self._firing.add(kind)
         try:
             await self.exclusive(kind, runs[kind])
@@ -363,20 +362,20 @@ class Daemon:
             log.debug("%s crashed", kind, exc_info=True)
         finally:
             self._firing.discard(kind)
-        # fixed rate: the next run is due an interval after this one began, not after it ended,
+        # fixed rate: the next run is due an interval after this one was due, not after it ended,
         # so the time a run takes (or waits for another) does not stretch the schedule
-        took = time.monotonic() - began
+        behind = (wall_now() - due).total_seconds()
         scale = self.settings.time_scale
         if kind == PRICES:
-            self._schedule(PRICES, self.settings.price_check_interval_seconds * scale - took)
+            self._schedule(PRICES, self.settings.price_check_interval_seconds * scale - behind)
         elif kind == RECONCILE:
-            self._schedule(RECONCILE, self.settings.reconcile_interval_seconds * scale - took)
+            self._schedule(RECONCILE, self.settings.reconcile_interval_seconds * scale - behind)
         elif kind == REPUSH:
-            self._schedule(REPUSH, self.settings.repush_interval_seconds * scale - took)
+            self._schedule(REPUSH, self.settings.repush_interval_seconds * scale - behind)
         if kind == POLL or (kind == PRICES and POLL not in self._firing):
             # both read availability: the next poll counts from this one (a poll already under way
             # schedules its own successor: one chain of polls, never two)
-            self._schedule_poll(took)
+            self._schedule_poll(behind)
 
     def _schedule_poll(self, took: float = 0.0) -> None:
         plan = self.replan()

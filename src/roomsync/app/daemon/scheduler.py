@@ -34,6 +34,7 @@ class ChainScheduler:
     def __init__(self) -> None:
         self._scheduler = AsyncIOScheduler(timezone=UTC)
         self._pending: dict[str, str] = {}
+        self._due: dict[str, datetime] = {}
         self._runs = 0
         # APScheduler logs every run at INFO; the daemon logs what matters itself
         logging.getLogger("apscheduler").setLevel(logging.WARNING)
@@ -52,6 +53,7 @@ class ChainScheduler:
         self._runs += 1
         job_id = f"{name}#{self._runs}"
         self._pending[name] = job_id
+        self._due[name] = at
         self._scheduler.add_job(
             job,
             trigger=DateTrigger(run_date=at),
@@ -75,6 +77,11 @@ class ChainScheduler:
         job_id = self._pending.get(name)
         job = self._scheduler.get_job(job_id) if job_id is not None else None
         return None if job is None else job.next_run_time
+
+    def due(self, name: str) -> datetime | None:
+        """When the latest run of ``name`` was scheduled for (its successor is due an interval later,
+        however late it started)."""
+        return self._due.get(name)
 
     def pause(self) -> None:
         """No more runs start; runs in progress go on (the daemon waits for them)."""
