@@ -101,3 +101,34 @@ def test_a_second_signal_exits_at_once(emulator: Emulator, tmp_path: Path) -> No
     daemon.kill()
     assert code == 128 + signal.SIGTERM
     assert "exiting at once" in daemon.log()
+
+
+@pytest.mark.postgres
+def test_serving_on_postgres(emulator: Emulator, tmp_path: Path) -> None:
+    """config/run-with-postgres.md: the same daemon on a PostgreSQL database (a scratch one)."""
+    import psycopg
+    from psycopg import sql
+
+    name = f"roomsync_daemon_{free_port()}"
+    admin_dsn = "host=127.0.0.1 port=5432 user=postgres dbname=test connect_timeout=5"
+    with psycopg.connect(admin_dsn, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
+        env = daemon_env(emulator.url, tmp_path / "data", free_port(), database_url=url, time_scale="0.01")
+        daemon = start_daemon(env, tmp_path / "daemon.log", "--migrate")
+        try:
+            wait_until(lambda: daemon.job("prices")["last_result"] == "ok", 60, "the first full sync")
+            wait_until(lambda: daemon.job("poll")["last_result"] == "ok", 30, "a poll")
+            assert daemon.http.get(f"{daemon.url}/readyz").json()["checks"]["database"] == "ok"
+        finally:
+            assert daemon.stop() == 0, daemon.log()[-2000:]
+        assert not (tmp_path / "data" / "roomsync.db").exists()
+        with psycopg.connect(f"host=127.0.0.1 port=5432 user=postgres dbname={name}") as db:
+            kinds = dict(db.execute("SELECT kind, count(*) FROM sync_run GROUP BY kind").fetchall())
+            running = db.execute("SELECT count(*) FROM sync_run WHERE result IS NULL").fetchone()
+        assert kinds["sync"] >= 1 and kinds["poll"] >= 1
+        assert running == (0,)
+    finally:
+        with psycopg.connect(admin_dsn, autocommit=True) as admin:
+            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))

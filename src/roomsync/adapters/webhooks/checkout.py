@@ -22,7 +22,7 @@ import logging
 import threading
 import time
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 from roomsync.adapters.store.availability_view import SqlAvailabilityView, ViewNight
 from roomsync.adapters.store.webhook_records import CheckoutAnswer, SqlWebhookRecords
@@ -38,6 +38,8 @@ from roomsync.core.sync.desired import api_weekday
 
 log = logging.getLogger("roomsync.webhooks.checkout")
 
+HOLD_DEADLINE_SECONDS = 2.5
+"""A MakeReservation still unanswered this long after it arrived is refused without a hold."""
 CALENDAR_DAYS = 730
 """The channel calendar covers today up to 730 days ahead (03-conventions): no stay reaches further."""
 
@@ -138,7 +140,7 @@ class CheckoutDesk:
         accepted, decided = await self._db(self._first_trip, event, delivery)
         if isinstance(decided, _NeedsRead):
             note = await self._availability.refresh(decided.first, decided.last, decided.room_type_id)
-            decided = await self._db(self._second_trip, event, accepted, note)
+            decided = await self._db(self._second_trip, event, delivery, accepted, note)
         code = None if isinstance(event, events.CheckAvailability) else event.confirmation_code
         log.info(
             "%s listing %s %s +%d night(s)%s: %s (%s)",
@@ -158,13 +160,15 @@ class CheckoutDesk:
         self, event: GuestCheck, delivery: NewDelivery
     ) -> tuple[AcceptedDelivery, Verdict | _NeedsRead]:
         accepted = self._inbox.accept_delivery(delivery)
-        decided = self._decide(event, note=None, may_wait=True)
+        decided = self._decide(event, note=None, may_wait=True, received_at=delivery.received_at)
         if isinstance(decided, Verdict):
             self._record(event, decided, accepted.id)
         return accepted, decided
 
-    def _second_trip(self, event: GuestCheck, accepted: AcceptedDelivery, note: str | None) -> Verdict:
-        decided = self._decide(event, note=note, may_wait=False)
+    def _second_trip(
+        self, event: GuestCheck, delivery: NewDelivery, accepted: AcceptedDelivery, note: str | None
+    ) -> Verdict:
+        decided = self._decide(event, note=note, may_wait=False, received_at=delivery.received_at)
         assert isinstance(decided, Verdict)
         self._record(event, decided, accepted.id)
         return decided
@@ -189,7 +193,9 @@ class CheckoutDesk:
 
     # --- the decision (runs off the event loop: it reads and writes the store) -----------------
 
-    def _decide(self, event: GuestCheck, note: str | None, may_wait: bool) -> Verdict | _NeedsRead:
+    def _decide(
+        self, event: GuestCheck, note: str | None, may_wait: bool, received_at: datetime | None = None
+    ) -> Verdict | _NeedsRead:
         if event.nights < 1:
             return Verdict(False, f"a stay is at least one night, got nights={event.nights}")
         today = self._clock().date()
@@ -227,8 +233,15 @@ class CheckoutDesk:
             return Verdict(False, short)
         if not isinstance(event, events.MakeReservation):
             return Verdict(True, f"a room of type {listing.room_type_id} is free on every night asked for")
+        now = self._clock()
+        if received_at is not None and (now - received_at).total_seconds() > HOLD_DEADLINE_SECONDS:
+            # The channel gives up after 3 s and tells the guest the dates are gone: a room held
+            # now would wait for a confirmation that never comes.
+            return Verdict(
+                False, f"too late to hold a room: the check waited over {HOLD_DEADLINE_SECONDS:g} s"
+            )
         outcome = self._view.try_hold(
-            self._property_id, event.confirmation_code, listing.room_type_id, nights, self._clock()
+            self._property_id, event.confirmation_code, listing.room_type_id, nights, now
         )
         if outcome.already:
             return Verdict(True, f"{event.confirmation_code} already holds its room")

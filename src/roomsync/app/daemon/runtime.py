@@ -191,10 +191,10 @@ class Daemon:
     async def open(self, *, migrate: bool = False, admin_url: str | None = None) -> None:
         """Run the startup checks and build every part; raises ``StartupError`` (one line)."""
         check_settings(self.settings)
-        self._store = open_checked_store(self.settings, migrate=migrate)
         try:
-            if admin_url is not None:
+            if admin_url is not None:  # first: a second daemon must not even migrate the database
                 self._daemon_lock.acquire(admin_url)
+            self._store = open_checked_store(self.settings, migrate=migrate)
             engine_client = self._client()
             await check_credentials(self.settings, engine_client)
             await check_mapping(self.settings, self.store, engine_client)
