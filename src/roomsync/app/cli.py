@@ -7,7 +7,7 @@ from pydantic import SecretStr
 
 from roomsync import __version__
 from roomsync.app.cli_support import settings_or_exit
-from roomsync.app.commands import db, mappings
+from roomsync.app.commands import db, mappings, webhooks
 from roomsync.app.commands import status as daemon_aware
 from roomsync.app.commands import sync as sync_commands
 from roomsync.app.commands.budget import budget
@@ -32,6 +32,7 @@ app.command("resync")(daemon_aware.resync)  # wraps sync_commands.resync: via a 
 app.command("status")(daemon_aware.status)  # extends sync_commands.status with the daemon's schedule
 app.command("demo")(demo)
 app.command("serve")(serve)
+app.add_typer(webhooks.app, name="webhooks")
 
 
 @app.command()
