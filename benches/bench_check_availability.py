@@ -1,6 +1,6 @@
 """Benchmark: CheckAvailability answered by roomsync's receiver, against a bare endpoint.
 
-Run: ``/work/venv/bin/python benches/bench_check_availability.py [--rate 200] [--seconds 30]``
+Run: ``python benches/bench_check_availability.py [--rate 200] [--seconds 30] [--database-url URL]``
 
 Two servers, each uvicorn on loopback in its own process (the load generator is a third, so the
 numbers do not share a GIL):
@@ -96,7 +96,7 @@ def serve_bare(port: int) -> None:
     uvicorn.run(app, host="127.0.0.1", port=port, http="h11", log_level="warning", access_log=False)
 
 
-def serve_roomsync(port: int, directory: str) -> None:
+def serve_roomsync(port: int, directory: str, database_url: str | None) -> None:
     import contextlib
     from collections.abc import Sequence
 
@@ -125,11 +125,12 @@ def serve_roomsync(port: int, directory: str) -> None:
             domain="demo-hotel",
             property_id=PROPERTY,
             data_dir=Path(directory),
-            database_url=f"sqlite:///{directory}/roomsync.db",
+            database_url=database_url or f"sqlite:///{directory}/roomsync.db",
             webhook_secret=SECRET,
             webhook_require_signature=True,
         )
         store = open_store(settings, upgrade=True)
+        store.start_background_checkpoints(settings.sqlite_checkpoint_interval_seconds)  # as serve does
         store.mappings.replace_mapping(PROPERTY, parse_mapping(MAPPING))
         metrics = Metrics()
 
@@ -320,6 +321,12 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=30.0, help="length of each measured run")
     parser.add_argument("--warmup", type=float, default=3.0, help="seconds of unmeasured load first")
     parser.add_argument(
+        "--database-url",
+        default=None,
+        help="roomsync's database (default: SQLite under --data-dir); a postgresql+psycopg:// URL "
+        "to a scratch database measures the setup replicas share",
+    )
+    parser.add_argument(
         "--data-dir",
         default=None,
         help="where roomsync's SQLite file goes (default: a temporary directory on the usual disk; "
@@ -334,7 +341,9 @@ def main() -> int:
             port = _free_port()
             target = serve_bare if name == "bare" else serve_roomsync
             process = spawn.Process(
-                target=target, args=(port,) if name == "bare" else (port, directory), daemon=True
+                target=target,
+                args=(port,) if name == "bare" else (port, directory, args.database_url),
+                daemon=True,
             )
             process.start()
             try:

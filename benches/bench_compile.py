@@ -1,6 +1,6 @@
 """Benchmark: diff + compile of 1,000 listings x 365 days with realistic changes.
 
-Run: ``/work/venv/bin/python benches/bench_compile.py [--listings N] [--days D] [--changed 0.10]``
+Run: ``.venv/bin/python benches/bench_compile.py [--listings N] [--days D] [--changed 0.10]``
 
 Half the listings are single-unit, half room-type. The current calendars hold a weekly price
 pattern, counts and fixed restrictions; the desired calendars change about ``--changed`` of the

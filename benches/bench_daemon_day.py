@@ -1,6 +1,6 @@
 """Benchmark: one simulated day of the daemon on the emulator's demo hotel.
 
-Run: ``/work/venv/bin/python benches/bench_daemon_day.py [--day-seconds 240] [--changes 40] [--seed 7]``
+Run: ``.venv/bin/python benches/bench_daemon_day.py [--day-seconds 240] [--changes 40] [--seed 7]``
 
 The daemon (``roomsync.app.daemon``, its real schedule, engine and client) runs in this process
 against the emulator served over loopback, with the emulator's clock as its clock and
@@ -43,7 +43,7 @@ from roomsync.app.daemon.runtime import Daemon
 from roomsync.app.sync import SyncReport
 from roomsync.emulator.app import create_app
 from roomsync.emulator.clock import EmulatorClock
-from roomsync.emulator.scenario import build_state
+from roomsync.emulator.scenario import DEMO_MAPPING_TOML, build_state
 from roomsync.emulator.server import serve_in_thread
 from roomsync.settings import Settings
 
@@ -54,45 +54,7 @@ HORIZON_CHECKED = 60
 TICK_SECONDS = 0.002
 """Real seconds between two advances of the emulator's clock while the daemon waits."""
 
-MAPPING = """
-currency = "EUR"
-[[listing]]
-room_type_id = 4
-account_id = "2001"
-listing_id = "41000001"
-kind = "single"
-currency = "EUR"
-[[listing]]
-room_type_id = 4
-account_id = "2001"
-listing_id = "41000002"
-kind = "single"
-currency = "EUR"
-[[listing]]
-room_type_id = 1
-account_id = "2001"
-listing_id = "41000003"
-kind = "room_type"
-currency = "EUR"
-[[listing]]
-room_type_id = 2
-account_id = "2002"
-listing_id = "41000004"
-kind = "room_type"
-currency = "EUR"
-[[listing]]
-room_type_id = 3
-account_id = "2002"
-listing_id = "41000005"
-kind = "room_type"
-currency = "EUR"
-[[connected]]
-room_type_id = 1
-standard = true
-[[connected]]
-room_type_id = 2
-standard = true
-"""
+MAPPING = DEMO_MAPPING_TOML
 LISTINGS = {1: [("41000003", False)], 2: [("41000004", False)], 4: [("41000001", True), ("41000002", True)]}
 """Room type -> (listing, single unit?) that the mapping sells."""
 

@@ -1,6 +1,6 @@
 """Benchmark: the emulator's large generated property and its Inventory read over loopback.
 
-Run: ``/work/venv/bin/python benches/bench_emulator.py [--listings 1000] [--units 1] [--reads 200]``
+Run: ``.venv/bin/python benches/bench_emulator.py [--listings 1000] [--units 1] [--reads 200]``
 
 1. Build time of the generated scenario: ``--listings`` listings (one PMS room type each, ``--units``
    rooms per type) with 731 calendar days each, the PMS included. Best of ``--repeat`` builds.

@@ -1,6 +1,6 @@
 """Benchmark: whole syncs of the demo hotel and of a generated 1,000-listing property.
 
-Run: ``/work/venv/bin/python benches/bench_sync.py [--listings 1000] [--horizon 365] [--skip-demo]``
+Run: ``.venv/bin/python benches/bench_sync.py [--listings 1000] [--horizon 365] [--skip-demo]``
 
 The emulator runs in its own process (``python -m roomsync.emulator``), so the memory figures are
 roomsync's alone; roomsync talks to it over loopback HTTP with the real client and a fresh SQLite

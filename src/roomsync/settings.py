@@ -130,6 +130,12 @@ class Settings(BaseSettings):
     webhook_max_body_bytes: int = Field(
         1_048_576, ge=1024, description="Largest webhook body accepted; a larger one is refused with 413."
     )
+    sqlite_checkpoint_interval_seconds: float = Field(
+        1.0, ge=0,
+        description="SQLite only, in `roomsync serve`: how often a background thread copies the "
+        "write-ahead log into the database file, so the disk's fsyncs stay off the path of webhook "
+        "answers; 0 leaves it to SQLite, which checkpoints inside a commit every 1,000 pages.",
+    )
     availability_view_max_age_seconds: float = Field(
         60.0, ge=0,
         description="Age after which the availability view of a night is re-read from the PMS (one "
@@ -217,6 +223,11 @@ class Settings(BaseSettings):
         2.0, ge=0,
         description="Webhook-driven occupancy changes arriving within this many seconds are pushed to "
         "the other listings together, in one targeted push per room type.",
+    )
+    run_heartbeat_seconds: float = Field(
+        30.0, gt=0,
+        description="How often a sync run in progress records that it is alive; the daemon closes "
+        "as abandoned a run silent for three times this (its process was killed).",
     )
     shutdown_grace_seconds: float = Field(
         25.0, gt=0,

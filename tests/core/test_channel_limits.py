@@ -701,8 +701,10 @@ def test_unknown_action_is_refused_clearly() -> None:
         (b"[1, 2]", "JSON object"),
         (b"{not json", "not valid JSON"),
         (b'{"action": 7}', "unknown"),
+        (b"[" * 100_000 + b"]" * 100_000, "not valid JSON"),  # past any nesting limit, no RecursionError
+        (b'{"action": "\xff"}', "not valid JSON"),
     ],
-    ids=["no-action", "array", "broken-json", "action-not-a-string"],
+    ids=["no-action", "array", "broken-json", "action-not-a-string", "nested-too-deep", "not-utf8"],
 )
 def test_bodies_that_are_no_event_are_refused(body: bytes, words: str) -> None:
     with pytest.raises(PayloadError) as caught:

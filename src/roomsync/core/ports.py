@@ -6,12 +6,12 @@ synchronous: each call is one short transaction.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
 from enum import StrEnum
-from typing import Protocol
+from typing import Any, Protocol
 
 from roomsync.core.budget import BudgetSnapshot, Reserves
 from roomsync.core.catalog.types import Priority
@@ -250,11 +250,29 @@ class SyncRun:
     operations: int = 0
     price_elements: int = 0
     error: str | None = None
+    heartbeat_at: datetime | None = None
+    """When the run in progress last recorded that it was alive."""
+
+
+ABANDONED = "abandoned"
+"""The result of a run whose process died before recording its end."""
 
 
 class SyncRunStore(Protocol):
     def start_run(self, property_id: str, kind: str, started_at: datetime) -> int:
-        """Record a run that started; returns its id."""
+        """Record a run that started (alive as of ``started_at``); returns its id."""
+        ...
+
+    def beat_run(self, property_id: str, run_id: int, at: datetime) -> None:
+        """Record that the run in progress is alive at ``at``."""
+        ...
+
+    def close_silent_runs(
+        self, property_id: str, silent_since: datetime, at: datetime, keep: Collection[int] = ()
+    ) -> list[int]:
+        """Close as ``abandoned`` (finished ``at``) the runs still open whose last sign of life
+        is older than ``silent_since``, except ``keep`` (the caller's own runs in flight, alive
+        whatever their heartbeat says); returns their ids."""
         ...
 
     def finish_run(
@@ -272,6 +290,19 @@ class SyncRunStore(Protocol):
 
     def recent_runs(self, property_id: str, limit: int = 20, kind: str | None = None) -> list[SyncRun]:
         """The latest runs, newest first."""
+        ...
+
+
+class SyncMemoStore(Protocol):
+    """The sync engine's memo of a property: a cache of facts that cost requests to learn again
+    (``roomsync.app.sync.memo`` says which), kept and replaced as a whole."""
+
+    def load(self, property_id: str) -> dict[str, Any]:
+        """The memo of ``property_id`` (empty when there is none, or it is damaged)."""
+        ...
+
+    def save(self, property_id: str, memo: Mapping[str, Any]) -> None:
+        """Replace the memo of ``property_id`` as a whole."""
         ...
 
 
@@ -298,6 +329,13 @@ class NewDelivery:
     """Confirmation code: deliveries of one reservation are processed in the order received."""
     parsed_ok: bool = True
     """False stores the delivery as ``failed`` straight away, for the record."""
+    applied_on_receipt: bool = False
+    """True stores it ``done`` straight away: a guest check (answered while the guest waited) or
+    an event that is only kept has nothing left for the worker to do."""
+    wait_for_disk: bool = True
+    """False lets the store commit without waiting for its disk (Postgres: the write-ahead log
+    flush): for guest checks, whose record nothing processes later and whose effect, a hold, is
+    written in a transaction of its own that does wait."""
 
 
 @dataclass(frozen=True)

@@ -473,3 +473,54 @@ def load_scenario(state: EmulatorState, scenario: str, seed: int, sizes: Sizes |
     _wire_clock(pms, state.clock)
     info.hints.update(domain=state.credentials.domain, username=state.credentials.username)
     state.replace_world(pms, channel, manager, info)
+
+
+DEMO_MAPPING_TOML = """currency = "EUR"
+
+[[listing]]
+room_type_id = 4
+account_id = "2001"
+listing_id = "41000001"
+kind = "single"
+currency = "EUR"
+
+[[listing]]
+room_type_id = 4
+account_id = "2001"
+listing_id = "41000002"
+kind = "single"
+currency = "EUR"
+
+[[listing]]
+room_type_id = 1
+account_id = "2001"
+listing_id = "41000003"
+kind = "room_type"
+currency = "EUR"
+
+[[listing]]
+room_type_id = 2
+account_id = "2002"
+listing_id = "41000004"
+kind = "room_type"
+currency = "EUR"
+
+[[listing]]
+room_type_id = 3
+account_id = "2002"
+listing_id = "41000005"
+kind = "room_type"
+currency = "EUR"
+
+[[connected]]
+room_type_id = 1
+standard = true
+non_refundable_discount_percent = 10
+
+[[connected]]
+room_type_id = 2
+standard = true
+"""
+"""A mapping of the demo hotel for the daemon's tests and benchmarks: two single-unit studios
+(room type 4), the doubles (1), the twins (2), the family suites (3, not yet connected on the
+channel, so roomsync keeps them paused); the doubles and twins priced on connected channels."""

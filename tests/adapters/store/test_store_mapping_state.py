@@ -8,10 +8,11 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 
 from roomsync.adapters.store import NotFound, Store
 from roomsync.core.mapping import ListingKind, parse_mapping
-from roomsync.core.ports import ListingKey, ListingState
+from roomsync.core.ports import ABANDONED, ListingKey, ListingState
 
 AT = datetime(2027, 5, 1, 8, 0, tzinfo=UTC)
 
@@ -149,6 +150,58 @@ def test_sync_runs_start_finish_and_newest_first(
     assert store.sync_runs.recent_runs(other_property_id) == []
     with pytest.raises(NotFound, match="no sync run"):
         store.sync_runs.finish_run(other_property_id, first, AT, "ok")
+
+
+def test_runs_whose_heartbeat_stopped_are_closed_as_abandoned(
+    store: Store, property_id: str, other_property_id: str
+) -> None:
+    alive = store.sync_runs.start_run(property_id, "sync", AT)
+    dead = store.sync_runs.start_run(property_id, "poll", AT)
+    finished = store.sync_runs.start_run(property_id, "reconcile", AT)
+    elsewhere = store.sync_runs.start_run(other_property_id, "sync", AT)
+    store.sync_runs.finish_run(property_id, finished, AT + timedelta(seconds=5), "ok")
+    store.sync_runs.beat_run(property_id, alive, AT + timedelta(minutes=3))
+    store.sync_runs.beat_run(property_id, finished, AT + timedelta(minutes=3))  # ended: not touched
+
+    in_flight_here = store.sync_runs.start_run(property_id, "push", AT)  # silent, but ours: alive
+
+    now = AT + timedelta(minutes=4)
+    closed = store.sync_runs.close_silent_runs(
+        property_id, now - timedelta(seconds=90), now, keep={in_flight_here}
+    )
+    assert closed == [dead]
+    runs = {run.id: run for run in store.sync_runs.recent_runs(property_id)}
+    assert (runs[dead].result, runs[dead].finished_at) == (ABANDONED, now)
+    assert "stopped without recording its end" in (runs[dead].error or "")
+    assert (runs[alive].result, runs[alive].heartbeat_at) == (None, AT + timedelta(minutes=3))
+    assert runs[in_flight_here].result is None
+    assert (runs[finished].result, runs[finished].heartbeat_at) == ("ok", AT)
+    assert store.sync_runs.recent_runs(other_property_id)[0].id == elsewhere
+    assert store.sync_runs.recent_runs(other_property_id)[0].result is None  # another property's
+    assert (
+        store.sync_runs.close_silent_runs(property_id, now - timedelta(seconds=90), now, {in_flight_here})
+        == []
+    )
+    # once it is no longer ours (its process died), it is closed like any other
+    assert store.sync_runs.close_silent_runs(property_id, now - timedelta(seconds=90), now) == [
+        in_flight_here
+    ]
+
+
+def test_the_sync_memo_is_kept_per_property_and_replaced_whole(
+    store: Store, property_id: str, other_property_id: str
+) -> None:
+    assert store.sync_memo.load(property_id) == {}
+    store.sync_memo.save(property_id, {"digests": {"a": "1"}, "closures": {"4": ["2027-01-02"]}})
+    store.sync_memo.save(other_property_id, {"digests": {"b": "2"}})
+    store.sync_memo.save(property_id, {"digests": {"c": "3"}})  # replaced, not merged
+    assert store.sync_memo.load(property_id) == {"digests": {"c": "3"}}
+    assert store.sync_memo.load(other_property_id) == {"digests": {"b": "2"}}
+    with store.engine.begin() as conn:  # a damaged row reads as an empty memo (a cache)
+        conn.execute(
+            sa.text("UPDATE sync_memo SET body = '{not json' WHERE property_id = :p"), {"p": property_id}
+        )
+    assert store.sync_memo.load(property_id) == {}
 
 
 def test_reservation_link_is_claimed_once_then_completed(store: Store, property_id: str) -> None:

@@ -45,6 +45,8 @@ STORE_TABLES = {
     "availability_hold",
     "checkout_answer",
     "channel_reservation",
+    # 0004: the sync engine's memo, shared by replicas
+    "sync_memo",
 }
 
 

@@ -25,7 +25,7 @@ import httpx
 
 from roomsync.emulator.app import create_app
 from roomsync.emulator.clock import EmulatorClock
-from roomsync.emulator.scenario import build_state
+from roomsync.emulator.scenario import DEMO_MAPPING_TOML, build_state
 from roomsync.emulator.server import serve_in_thread
 from roomsync.emulator.state import EmulatorState
 
@@ -34,55 +34,7 @@ PASSWORD = "pw-Kq7rV2xLm9"
 ADMIN_TOKEN = "adm-Tz4wQ8pNc1"
 WEBHOOK_SECRET = "whs-Hb6yR3dJs5"
 
-# The emulator's demo hotel: two single-unit studios (room type 4), the doubles (1), the twins
-# (2); the family suites (3) are not connected on the channel yet, so roomsync keeps them paused.
-DEMO_MAPPING = """
-currency = "EUR"
-
-[[listing]]
-room_type_id = 4
-account_id = "2001"
-listing_id = "41000001"
-kind = "single"
-currency = "EUR"
-
-[[listing]]
-room_type_id = 4
-account_id = "2001"
-listing_id = "41000002"
-kind = "single"
-currency = "EUR"
-
-[[listing]]
-room_type_id = 1
-account_id = "2001"
-listing_id = "41000003"
-kind = "room_type"
-currency = "EUR"
-
-[[listing]]
-room_type_id = 2
-account_id = "2002"
-listing_id = "41000004"
-kind = "room_type"
-currency = "EUR"
-
-[[listing]]
-room_type_id = 3
-account_id = "2002"
-listing_id = "41000005"
-kind = "room_type"
-currency = "EUR"
-
-[[connected]]
-room_type_id = 1
-standard = true
-non_refundable_discount_percent = 10
-
-[[connected]]
-room_type_id = 2
-standard = true
-"""
+DEMO_MAPPING = DEMO_MAPPING_TOML
 
 T = TypeVar("T")
 

@@ -132,3 +132,72 @@ def test_serving_on_postgres(emulator: Emulator, tmp_path: Path) -> None:
     finally:
         with psycopg.connect(admin_dsn, autocommit=True) as admin:
             admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def test_guest_check_answers_are_written_when_the_daemon_stops(emulator: Emulator, tmp_path: Path) -> None:
+    """The receiver gathers answers for a quarter second before writing them; mounted in the
+    daemon it has no lifespan of its own, so the daemon's stop writes what is still waiting."""
+    import json
+    import sqlite3
+    import time
+    from datetime import UTC, datetime, timedelta
+
+    from daemon_harness import WEBHOOK_SECRET
+
+    from roomsync.core.webhook_signature import SIGNATURE_HEADER, sign
+
+    env = daemon_env(emulator.url, tmp_path / "data", free_port(), schedule_jitter_seconds="3600")
+    daemon = start_daemon(env, tmp_path / "daemon.log", "--migrate")
+    soon = datetime.now(UTC).date() + timedelta(days=10)
+    try:
+        body = json.dumps(
+            {"action": "CheckAvailability", "startDate": str(soon), "nights": "2", "listingId": "99999999"}
+        ).encode()
+        headers = {SIGNATURE_HEADER: sign(WEBHOOK_SECRET, int(time.time()), body), "X-Webhook-Id": "stop-1"}
+        answer = daemon.http.post(f"{daemon.url}/webhooks/RentalChannel", content=body, headers=headers)
+        assert answer.status_code == 200 and answer.json()["succeed"] is False
+    finally:
+        assert daemon.stop() == 0, daemon.log()[-2000:]
+    with sqlite3.connect(tmp_path / "data" / "roomsync.db") as db:
+        rows = db.execute("SELECT action, listing_id, succeed, reason FROM checkout_answer").fetchall()
+    assert len(rows) == 1
+    action, listing, succeed, reason = rows[0]
+    assert (action, listing, succeed) == ("CheckAvailability", "99999999", 0)
+    assert "not in the mapping" in reason
+
+
+def test_a_run_left_open_by_a_killed_daemon_is_closed(emulator: Emulator, tmp_path: Path) -> None:
+    import sqlite3
+
+    database = tmp_path / "data" / "roomsync.db"
+
+    def open_runs() -> list[tuple[int, str]]:
+        if not database.exists():
+            return []
+        with sqlite3.connect(database) as db:
+            return db.execute("SELECT id, kind FROM sync_run WHERE result IS NULL").fetchall()
+
+    env = daemon_env(
+        emulator.url, tmp_path / "data", free_port(), schedule_jitter_seconds="0", run_heartbeat_seconds="1"
+    )
+    emulator.post("/faults", {"latencyMs": 1000})  # the first full sync stays in flight
+    try:
+        doomed = start_daemon(env, tmp_path / "doomed.log", "--migrate")
+        left_open = wait_until(open_runs, 30, "the first sync to start")
+        doomed.kill()  # SIGKILL: the run's end is never written
+    finally:
+        emulator.control.delete("/faults")
+    assert open_runs() == left_open
+
+    env = {**env, "ROOMSYNC_SCHEDULE_JITTER_SECONDS": "3600", "ROOMSYNC_SERVE_PORT": str(free_port())}
+    successor = start_daemon(env, tmp_path / "successor.log")
+    try:
+        wait_until(lambda: not open_runs() or None, 30, "the abandoned run to be closed")
+    finally:
+        assert successor.stop() == 0, successor.log()[-2000:]
+    with sqlite3.connect(database) as db:
+        closed = db.execute(
+            "SELECT result, finished_at IS NOT NULL FROM sync_run WHERE id = ?", (left_open[0][0],)
+        ).fetchone()
+    assert closed == ("abandoned", 1)
+    assert f"closed sync run(s) {left_open[0][0]} as abandoned" in successor.log()

@@ -17,7 +17,7 @@ from sync_harness import NOW, Control, Emulator, EngineFactory, settings_for
 
 from roomsync.adapters.client import RetryPolicy, ServiceClient
 from roomsync.adapters.store import Store, open_store, upgrade_to_head
-from roomsync.app.sync import FileSyncMemo, SyncEngine, SyncMemo, SyncOptions
+from roomsync.app.sync import SyncEngine, SyncMemo, SyncOptions
 from roomsync.emulator.app import create_app
 from roomsync.emulator.clock import EmulatorClock
 from roomsync.emulator.scenario import build_state
@@ -104,7 +104,7 @@ async def make_engine(
             chosen,
             store,
             client,
-            memo=memo if memo is not None else FileSyncMemo.under(tmp_path),
+            memo=memo,
             clock=lambda: NOW,
             options=SyncOptions(concurrency=4),
         )

@@ -19,16 +19,23 @@ BATCH_ROWS = 1000
 
 
 @contextmanager
-def write_tx(engine: Engine) -> Iterator[Connection]:
+def write_tx(engine: Engine, *, wait_for_disk: bool = True) -> Iterator[Connection]:
     """One transaction that writes: committed on success, rolled back on error.
 
     On SQLite it begins IMMEDIATE, taking the database's write lock up front, so a transaction
     that reads before it writes never fails half-way with "database is locked" (it waits
     ``busy_timeout`` for the lock instead).
+
+    ``wait_for_disk=False`` is for records kept for people, whose loss changes nothing roomsync
+    does: on Postgres the commit returns before its WAL is flushed (``synchronous_commit = off``
+    for this transaction only; a server crash may lose the last fraction of a second of such
+    records, never corrupt anything). SQLite's ``synchronous = NORMAL`` already commits so.
     """
     with _bad_values_as_value_error(), engine.connect() as conn:
         conn.execution_options(**{SQLITE_BEGIN_OPTION: "IMMEDIATE"})
         with conn.begin():
+            if not wait_for_disk and conn.dialect.name == "postgresql":
+                conn.exec_driver_sql("SET LOCAL synchronous_commit = off")
             yield conn
 
 

@@ -30,8 +30,10 @@ from roomsync.adapters.store.listing_state import SqlListingStateStore
 from roomsync.adapters.store.mappings import SqlMappingStore
 from roomsync.adapters.store.pms_prices import SqlPmsPriceCache
 from roomsync.adapters.store.reservation_links import SqlReservationLinkStore
+from roomsync.adapters.store.sync_memo import SqlSyncMemo
 from roomsync.adapters.store.sync_runs import SqlSyncRunStore
 from roomsync.adapters.store.tokens import SqlTokenStore
+from roomsync.adapters.store.wal_checkpoints import WalCheckpointer, is_file_sqlite
 from roomsync.core.ports import (
     BudgetStore,
     CalendarLedger,
@@ -41,6 +43,7 @@ from roomsync.core.ports import (
     MappingStore,
     PmsPriceCache,
     ReservationLinkStore,
+    SyncMemoStore,
     SyncRunStore,
     TokenStore,
     WebhookInbox,
@@ -134,6 +137,8 @@ class Store:
         self.inbox: WebhookInbox = SqlWebhookInbox(engine)
         self.dead_letters: DeadLetterStore = SqlDeadLetterStore(engine)
         self.reservation_links: ReservationLinkStore = SqlReservationLinkStore(engine)
+        self.sync_memo: SyncMemoStore = SqlSyncMemo(engine)
+        self.checkpointer: WalCheckpointer | None = None
 
     @property
     def url(self) -> str:
@@ -152,7 +157,20 @@ class Store:
 
         require_current_schema(self.engine)
 
+    def start_background_checkpoints(self, interval: float) -> bool:
+        """On a SQLite file, checkpoint its log from a thread every ``interval`` seconds instead of
+        in the writers' commits (``wal_checkpoints``); for long-running processes. Returns whether
+        it started: not on Postgres, an in-memory database, or with ``interval`` 0."""
+        if interval <= 0 or self.checkpointer is not None or not is_file_sqlite(self.engine):
+            return False
+        self.checkpointer = WalCheckpointer(self.engine, interval)
+        self.checkpointer.start()
+        return True
+
     def close(self) -> None:
+        if self.checkpointer is not None:
+            self.checkpointer.stop()
+            self.checkpointer = None
         self.engine.dispose()
 
     def __enter__(self) -> Store:

@@ -31,8 +31,21 @@ NOT_PARSED = "the body could not be parsed"
 class SqlWebhookInbox:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
+        self._insert: sa.Executable | None = None
+
+    def _insert_once(self, conn: sa.Connection) -> sa.Executable:
+        """The delivery INSERT, built once: building and cache-keying a statement per delivery
+        cost as much as running it, on the guest checks' hot path."""
+        if self._insert is None:
+            self._insert = insert_for(conn, WEBHOOK_INBOX).on_conflict_do_nothing().returning(I.id)
+        return self._insert
 
     def accept_delivery(self, delivery: NewDelivery) -> AcceptedDelivery:
+        status = InboxStatus.PENDING
+        if not delivery.parsed_ok:
+            status = InboxStatus.FAILED
+        elif delivery.applied_on_receipt:
+            status = InboxStatus.DONE
         values = {
             "property_id": delivery.property_id,
             "webhook_id": delivery.webhook_id,
@@ -42,13 +55,13 @@ class SqlWebhookInbox:
             "received_at": delivery.received_at,
             "body": delivery.body,
             "parsed_ok": delivery.parsed_ok,
-            "status": (InboxStatus.PENDING if delivery.parsed_ok else InboxStatus.FAILED).value,
+            "status": status.value,
             "attempts": 0,
             "last_error": None if delivery.parsed_ok else NOT_PARSED,
+            "processed_at": delivery.received_at if status is InboxStatus.DONE else None,
         }
-        with write_tx(self._engine) as conn:
-            stmt = insert_for(conn, WEBHOOK_INBOX).values(values).on_conflict_do_nothing().returning(I.id)
-            new_id = conn.execute(stmt).scalar_one_or_none()
+        with write_tx(self._engine, wait_for_disk=delivery.wait_for_disk) as conn:
+            new_id = conn.execute(self._insert_once(conn), values).scalar_one_or_none()
             if new_id is not None:
                 return AcceptedDelivery(id=new_id, duplicate=False)
             same = I.content_key == delivery.content_key

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 
@@ -10,7 +11,7 @@ from sqlalchemy.engine import Engine
 
 from roomsync.adapters.store._sql import NotFound, read_tx, write_tx
 from roomsync.adapters.store.tables import SYNC_RUN
-from roomsync.core.ports import SyncRun
+from roomsync.core.ports import ABANDONED, SyncRun
 
 R = SYNC_RUN.c
 
@@ -26,6 +27,7 @@ class SqlSyncRunStore:
                 property_id=property_id,
                 kind=kind,
                 started_at=started_at,
+                heartbeat_at=started_at,
                 requests_spent=0,
                 operations=0,
                 price_elements=0,
@@ -62,6 +64,36 @@ class SqlSyncRunStore:
         with write_tx(self._engine) as conn:
             if conn.execute(stmt).rowcount != 1:
                 raise NotFound(f"property {property_id!r} has no sync run {run_id}")
+
+    def beat_run(self, property_id: str, run_id: int, at: datetime) -> None:
+        stmt = (
+            sa.update(SYNC_RUN)
+            .where(R.id == run_id, R.property_id == property_id, R.result.is_(None))
+            .values(heartbeat_at=at)
+        )
+        with write_tx(self._engine) as conn:
+            conn.execute(stmt)
+
+    def close_silent_runs(
+        self, property_id: str, silent_since: datetime, at: datetime, keep: Collection[int] = ()
+    ) -> list[int]:
+        last_sign = sa.func.coalesce(R.heartbeat_at, R.started_at)  # rows older than 0003 have none
+        silent = sa.and_(R.property_id == property_id, R.result.is_(None), last_sign < silent_since)
+        if keep:
+            silent = sa.and_(silent, R.id.not_in(sorted(keep)))
+        stmt = (
+            sa.update(SYNC_RUN)
+            .where(silent)
+            .values(
+                result=ABANDONED,
+                finished_at=at,
+                error="the process running it stopped without recording its end "
+                "(killed, out of memory, or the machine went down)",
+            )
+            .returning(R.id)
+        )
+        with write_tx(self._engine) as conn:
+            return sorted(int(i) for i in conn.execute(stmt).scalars())
 
     def recent_runs(self, property_id: str, limit: int = 20, kind: str | None = None) -> list[SyncRun]:
         query = sa.select(SYNC_RUN).where(R.property_id == property_id)

@@ -165,7 +165,10 @@ class ListingStateRow(StoreModel, table=True):
 
 class SyncRunRow(StoreModel, table=True):
     __tablename__ = "sync_run"
-    __table_args__ = (sa.Index("ix_sync_run_property_started", "property_id", "started_at"),)
+    __table_args__ = (
+        sa.Index("ix_sync_run_property_started", "property_id", "started_at"),
+        sa.Index("ix_sync_run_property_open", "property_id", "result"),
+    )
     id: int | None = Field(default=None, primary_key=True)
     property_id: str
     kind: str
@@ -176,6 +179,7 @@ class SyncRunRow(StoreModel, table=True):
     operations: int = 0
     price_elements: int = 0
     error: str | None = Field(default=None, sa_type=sa.Text())
+    heartbeat_at: datetime | None = _utc(default=None, nullable=True)
 
 
 class WebhookInboxRow(StoreModel, table=True):
@@ -283,6 +287,15 @@ class CheckoutAnswerRow(StoreModel, table=True):
     inbox_id: int | None = None
 
 
+class SyncMemoRow(StoreModel, table=True):
+    """The sync engine's memo of a property (``roomsync.app.sync.memo``): a cache, as JSON."""
+
+    __tablename__ = "sync_memo"
+    property_id: str = Field(primary_key=True)
+    body: str = Field(sa_type=sa.Text())
+    saved_at: datetime = _utc()
+
+
 class ChannelReservationRow(StoreModel, table=True):
     """A channel reservation as the last applied event showed it, and what the PMS was given."""
 
@@ -329,3 +342,4 @@ AVAILABILITY_VIEW = TABLES["availability_view"]
 AVAILABILITY_HOLD = TABLES["availability_hold"]
 CHECKOUT_ANSWER = TABLES["checkout_answer"]
 CHANNEL_RESERVATION = TABLES["channel_reservation"]
+SYNC_MEMO = TABLES["sync_memo"]

@@ -104,7 +104,7 @@ class SqlWebhookRecords:
             }
             for a in answers
         ]
-        with write_tx(self._engine) as conn:
+        with write_tx(self._engine, wait_for_disk=False) as conn:  # a record for people
             conn.execute(_INSERT_ANSWER, rows)
 
     def recent_answers(self, property_id: str, limit: int = 50) -> list[CheckoutAnswer]:

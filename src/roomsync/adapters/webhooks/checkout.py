@@ -24,6 +24,8 @@ import time
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from sqlalchemy.exc import OperationalError
+
 from roomsync.adapters.store.availability_view import SqlAvailabilityView, ViewNight
 from roomsync.adapters.store.webhook_records import CheckoutAnswer, SqlWebhookRecords
 from roomsync.adapters.webhooks.availability import AvailabilityService
@@ -87,6 +89,8 @@ class AnswerLog:
         self._lock = threading.Lock()
 
     def add(self, answer: CheckoutAnswer) -> None:
+        """Gather an answer; write the batch when it is due. Never raises: the answer is given
+        whether or not its record could be written (a failed batch waits for the next flush)."""
         with self._lock:
             if not self._pending:
                 self._since = time.monotonic()
@@ -95,20 +99,57 @@ class AnswerLog:
                 len(self._pending) >= self.FLUSH_COUNT or time.monotonic() - self._since >= self.FLUSH_SECONDS
             )
         if due:
-            self.flush()
+            try:
+                self.flush()
+            except Exception:
+                log.exception("the guest-check answers could not be written; the next flush tries again")
 
     def flush(self) -> int:
-        """Write what is waiting; returns how many. Safe from any thread."""
+        """Write what is waiting; returns how many were written. Safe from any thread.
+
+        When the database is unreachable (``OperationalError``) the whole batch waits for the next
+        flush and the error is raised. When it refuses the batch for its content (a value no
+        column holds, such as a 40-digit ``nights`` from a malformed check), the answers are
+        written one by one and each one refused is logged with its content and dropped: one bad
+        record must not keep every later answer unwritten. The check itself is in the inbox.
+        """
         with self._lock:
             batch, self._pending = self._pending, []
-        if batch:
+        if not batch:
+            return 0
+        try:
+            self._records.record_answers(batch)
+            return len(batch)
+        except OperationalError:
+            self._requeue(batch)
+            raise
+        except Exception:
+            log.warning("a batch of %d guest-check answers was refused; writing them one by one", len(batch))
+        written = 0
+        for index, answer in enumerate(batch):
             try:
-                self._records.record_answers(batch)
-            except Exception:
-                with self._lock:  # kept for the next flush; the answers were given all the same
-                    self._pending[:0] = batch
+                self._records.record_answers([answer])
+                written += 1
+            except OperationalError:
+                self._requeue(batch[index:])
                 raise
-        return len(batch)
+            except Exception as error:
+                log.error(
+                    "the answer to inbox event %s (%s, listing %s, %s +%s nights: %s) cannot be "
+                    "recorded and is dropped: %s",
+                    answer.inbox_id,
+                    answer.action,
+                    answer.listing_id,
+                    answer.start_date,
+                    answer.nights,
+                    "yes" if answer.succeed else "no",
+                    str(error).splitlines()[0][:300],
+                )
+        return written
+
+    def _requeue(self, batch: list[CheckoutAnswer]) -> None:
+        with self._lock:  # kept for the next flush; the answers were given all the same
+            self._pending[:0] = batch
 
 
 class CheckoutDesk:

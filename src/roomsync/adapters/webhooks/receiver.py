@@ -144,6 +144,10 @@ class WebhookReceiver:
 
         self._flushing = asyncio.get_running_loop().create_task(flush_later())
 
+    async def flush_answers(self) -> None:
+        """Write the guest-check answers still gathered in memory (call on shutdown)."""
+        await self.db(self.desk.answers.flush)
+
     def set_client(self, client: PmsClient | None) -> None:
         self.availability._client = client
 
@@ -210,12 +214,6 @@ class WebhookReceiver:
             event = events.parse_webhook(body)
         except PayloadError as error:
             raise _Refused(400, str(error), dead_letter=True) from None
-        except (RecursionError, ValueError, TypeError, OverflowError) as error:
-            # The parser choking on what it was given (JSON nested past Python's recursion limit,
-            # say) is still the body's fault: a 400, not a retry.
-            raise _Refused(
-                400, f"the body cannot be read ({type(error).__name__}: {error})"[:500], dead_letter=True
-            ) from None
         delivery = NewDelivery(
             property_id=self.property_id,
             action=event.action,
@@ -224,6 +222,8 @@ class WebhookReceiver:
             received_at=received_at,
             webhook_id=webhook_id,
             reservation_key=ordering_key(event),
+            applied_on_receipt=event.action in NOTHING_TO_APPLY,
+            wait_for_disk=not isinstance(event, GUEST_CHECKS),
         )
         if isinstance(event, GUEST_CHECKS):
             answered = await self.desk.receive(event, delivery)
@@ -285,7 +285,7 @@ def create_receiver_app(
         try:
             yield
         finally:
-            await receiver.db(receiver.desk.answers.flush)
+            await receiver.flush_answers()
             closing = getattr(made, "aclose", None)
             if closing is not None:
                 await closing()

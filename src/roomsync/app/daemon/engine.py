@@ -94,12 +94,7 @@ class DaemonEngine(SyncEngine):
         # must not be skipped by the next full sync on the strength of a digest recorded before
         touched = [o.key for o in report.listings if o.status not in UNTOUCHED]
         if touched:
-            self._push_generation += 1
-            fresh = await asyncio.to_thread(self.memo.load, self.property_id)
-            for key in touched:
-                self._pushed_at[key] = self._push_generation
-                fresh.get("digests", {}).pop(key, None)
-            await asyncio.to_thread(self.memo.save, self.property_id, fresh)
+            await self._forget_digests(touched)
 
     async def _repush(self, report: SyncReport) -> None:
         mapping = await self._mapping()

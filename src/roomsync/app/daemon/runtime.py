@@ -31,7 +31,7 @@ import math
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 
 from starlette.applications import Starlette
 
@@ -142,6 +142,7 @@ class Daemon:
         self._stopping = False
         self._worker_stop = asyncio.Event()
         self._worker_task: asyncio.Task[None] | None = None
+        self._sweeper: asyncio.Task[None] | None = None
         self._daemon_lock = DaemonLock(settings)
         self._clients: list[ServiceClient] = []
         self._store: Store | None = None
@@ -195,6 +196,7 @@ class Daemon:
             if admin_url is not None:  # first: a second daemon must not even migrate the database
                 self._daemon_lock.acquire(admin_url)
             self._store = open_checked_store(self.settings, migrate=migrate)
+            self._store.start_background_checkpoints(self.settings.sqlite_checkpoint_interval_seconds)
             engine_client = self._client()
             await check_credentials(self.settings, engine_client)
             await check_mapping(self.settings, self.store, engine_client)
@@ -251,6 +253,7 @@ class Daemon:
         self.started_at = self.clock()
         assert self._worker is not None
         self._worker_task = asyncio.create_task(self._worker.run(self._worker_stop), name="roomsync-inbox")
+        self._sweeper = asyncio.create_task(self._sweep_abandoned_runs(), name="roomsync-run-sweep")
         self._scheduler.start()
         scale = self.settings.time_scale
         self._schedule(PRICES, self._jitter())
@@ -281,16 +284,51 @@ class Daemon:
             except TimeoutError:
                 log.warning("stopping: %s did not finish within the grace period and was cancelled", what)
 
+        if self._sweeper is not None:
+            self._sweeper.cancel()
         self._worker_stop.set()
         if self._worker_task is not None:
             await bounded(self._worker_task, "the webhook event in progress")
         await bounded(self.debouncer.close(), "the targeted push in progress")
+        if self._receiver is not None:  # mounted in the daemon's app, the receiver has no lifespan
+            await bounded(self._receiver.state.receiver.flush_answers(), "writing the guest-check answers")
         running = [task for task in self._running if not task.done()]
         if running:
             await bounded(asyncio.gather(*running, return_exceptions=True), "the sync run in progress")
         self._scheduler.shutdown()
         await asyncio.to_thread(self.refresh_gauges)
         log.info("stopped")
+
+    async def _sweep_abandoned_runs(self) -> None:
+        """Close as abandoned the runs whose process died (no heartbeat for three intervals):
+        at start, then every interval. Their end was never recorded, so they showed as running."""
+        beat = self.settings.run_heartbeat_seconds
+        failing = False
+        while True:
+            now = self.clock()
+            try:
+                closed = await asyncio.to_thread(
+                    self.store.sync_runs.close_silent_runs,
+                    self.property_id,
+                    now - timedelta(seconds=3 * beat),
+                    now,
+                    set(self.engine.runs_in_flight),
+                )
+            except Exception as error:
+                if not failing:
+                    log.warning("closing abandoned sync runs failed (%s); trying every %g s", error, beat)
+                failing = True
+            else:
+                if failing:
+                    log.info("closing abandoned sync runs works again")
+                failing = False
+                if closed:
+                    log.warning(
+                        "closed sync run(s) %s as abandoned: no heartbeat for %g s, their process stopped",
+                        ", ".join(map(str, closed)),
+                        3 * beat,
+                    )
+            await asyncio.sleep(beat * self.settings.time_scale)
 
     def _jitter(self) -> float:
         return self.rng.uniform(0.0, self.settings.schedule_jitter_seconds) * self.settings.time_scale

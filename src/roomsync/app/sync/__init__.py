@@ -6,7 +6,7 @@ diff and compile, the writes, and what they leave in the store. docs/sync.md has
 """
 
 from roomsync.app.sync.engine import NoMapping, ProgressHook, SyncEngine, SyncOptions
-from roomsync.app.sync.memo import FileSyncMemo, MemorySyncMemo, SyncMemo
+from roomsync.app.sync.memo import MemorySyncMemo, SyncMemo
 from roomsync.app.sync.report import (
     ListingOutcome,
     ListingStatus,
@@ -16,7 +16,6 @@ from roomsync.app.sync.report import (
 )
 
 __all__ = [
-    "FileSyncMemo",
     "ListingOutcome",
     "ListingStatus",
     "MemorySyncMemo",

@@ -23,6 +23,8 @@ The request count model is in docs/sync.md.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import math
 import time
 from collections import Counter
@@ -38,7 +40,7 @@ from roomsync.app.sync.channel import ListingRun, sync_listing
 from roomsync.app.sync.closures import Closures, remembered_closures
 from roomsync.app.sync.connected import push_connected_prices
 from roomsync.app.sync.fingerprint import TypeDigests, listing_digest
-from roomsync.app.sync.memo import FileSyncMemo, SyncMemo
+from roomsync.app.sync.memo import SyncMemo
 from roomsync.app.sync.own_reservations import own_reserved_rooms
 from roomsync.app.sync.pms import PmsFacts, read_free_rooms, read_pms
 from roomsync.app.sync.prices import PmsPrices
@@ -49,6 +51,8 @@ from roomsync.core.ports import ListingKey, ListingState
 from roomsync.core.sync.price_detection import DEFAULT_WINDOW_NIGHTS
 from roomsync.metrics import Metrics
 from roomsync.settings import Settings
+
+log = logging.getLogger("roomsync.sync")
 
 ProgressHook = Callable[[str, int, int], None]
 """Called as ``(stage, done, total)`` while a run progresses (the CLI draws a bar from it)."""
@@ -114,11 +118,13 @@ class SyncEngine:
         self.store = store
         self.client = client
         self.property_id = settings.effective_property_id
-        self.memo = memo if memo is not None else FileSyncMemo.under(settings.data_dir)
+        self.memo = memo if memo is not None else store.sync_memo
         self.metrics = metrics
         self.clock = clock
         self.options = options or SyncOptions()
         self.progress = progress
+        self.runs_in_flight: set[int] = set()
+        """Ids of this engine's runs in progress (alive, whatever their heartbeat says)."""
         self._push_generation = 0
         self._pushed_at: dict[str, int] = {}
         """Listing -> generation of its last ``push_nights``: a sync that ran meanwhile must not
@@ -210,6 +216,10 @@ class SyncEngine:
                 self.store.sync_runs.start_run, self.property_id, kind, started
             )
         failure: BaseException | None = None
+        beating = None
+        if report.run_id is not None:
+            self.runs_in_flight.add(report.run_id)
+            beating = asyncio.create_task(self._beat(report.run_id))
         try:
             await body(report)
             report.result = self._result_of(report)
@@ -222,6 +232,10 @@ class SyncEngine:
         except BaseException as error:  # a crash: record it, then let it go on
             report.result, report.error = "failed", f"{type(error).__name__}: {error}"
             failure = error
+        if beating is not None:
+            beating.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await beating
         report.finished_at = self.clock()
         sent = Counter(self.client.requests_sent.by_operation)
         sent.subtract(sent_before)
@@ -229,11 +243,39 @@ class SyncEngine:
         budget = self.client.budget()
         report.budget_remaining, report.budget_quota = budget.remaining, budget.quota
         if report.run_id is not None:
-            await asyncio.to_thread(self._finish_run, report)
+            try:
+                await asyncio.to_thread(self._finish_run, report)
+            finally:
+                self.runs_in_flight.discard(report.run_id)
         self._measure(report, time.perf_counter() - clock_started)
         if failure is not None:
             raise failure
         return report
+
+    async def _forget_digests(self, keys: Iterable[str]) -> None:
+        """After writing outside a full sync: the listings' recorded digests no longer describe
+        their ledgers, so the next full sync must not skip them, nor may a full sync running
+        meanwhile keep digests it computed before (``_pushed_at``)."""
+        self._push_generation += 1
+        fresh = await asyncio.to_thread(self.memo.load, self.property_id)  # a sync may have saved meanwhile
+        for key in keys:
+            self._pushed_at[key] = self._push_generation
+            fresh.get("digests", {}).pop(key, None)
+        await asyncio.to_thread(self.memo.save, self.property_id, fresh)
+
+    async def _beat(self, run_id: int) -> None:
+        """Record every ``run_heartbeat_seconds`` that the run is alive (a killed process stops,
+        and the daemon later closes the run as abandoned)."""
+        interval = self.settings.run_heartbeat_seconds * self.settings.time_scale
+        warned = False
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                await asyncio.to_thread(self.store.sync_runs.beat_run, self.property_id, run_id, self.clock())
+            except Exception as error:  # a missed beat only risks the run being called abandoned
+                if not warned:
+                    log.warning("sync run %d could not record its heartbeat: %s", run_id, error)
+                    warned = True
 
     def _finish_run(self, report: SyncReport) -> None:
         assert report.run_id is not None and report.finished_at is not None
@@ -378,12 +420,7 @@ class SyncEngine:
             trust_digests=not read_channel,
         )
         report.listings = await self._listings(run, listings, facts, states, memo)
-        self._push_generation += 1
-        fresh = await asyncio.to_thread(self.memo.load, self.property_id)  # a sync may have saved meanwhile
-        for outcome in report.listings:
-            self._pushed_at[outcome.key] = self._push_generation
-            fresh.get("digests", {}).pop(outcome.key, None)
-        await asyncio.to_thread(self.memo.save, self.property_id, fresh)
+        await self._forget_digests(outcome.key for outcome in report.listings)
         for key_text, pushed in self._pushed_at.items():
             if pushed > generation:
                 memo.get("digests", {}).pop(key_text, None)
@@ -591,9 +628,4 @@ class SyncEngine:
             require_ledger=True,
         )
         report.listings = await self._listings(run, listings, facts, states, memo)
-        self._push_generation += 1
-        fresh = await asyncio.to_thread(self.memo.load, self.property_id)  # a sync may have saved meanwhile
-        for outcome in report.listings:
-            self._pushed_at[outcome.key] = self._push_generation
-            fresh.get("digests", {}).pop(outcome.key, None)
-        await asyncio.to_thread(self.memo.save, self.property_id, fresh)
+        await self._forget_digests(outcome.key for outcome in report.listings)

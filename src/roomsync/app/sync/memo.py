@@ -10,30 +10,22 @@ It is a cache, never the truth: losing it costs requests, not correctness, excep
 room-type closure added or lifted while another closure of the same type stays in the horizon is
 only seen at the next ``reconcile`` (which re-locates every closure) or ``resync``.
 
-:class:`FileSyncMemo` keeps one JSON file per property under ``data_dir/sync-memo/``;
-:class:`MemorySyncMemo` keeps it in the process (tests). A store table would serve several
-replicas better; the protocol is what the engine needs from either.
+:class:`roomsync.adapters.store.sync_memo.SqlSyncMemo` (``store.sync_memo``, the default) keeps
+it in the database, one row per property, shared by replicas; :class:`MemorySyncMemo` keeps it in
+the process (tests, benchmarks). Until migration 0004 it was a JSON file under
+``data_dir/sync-memo/``, which is no longer read.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Mapping
-from pathlib import Path
-from typing import Any, Protocol
-from urllib.parse import quote
+from typing import Any
 
+from roomsync.core.ports import SyncMemoStore
 
-class SyncMemo(Protocol):
-    def load(self, property_id: str) -> dict[str, Any]:
-        """The memo of ``property_id`` (empty when there is none)."""
-        ...
-
-    def save(self, property_id: str, memo: Mapping[str, Any]) -> None:
-        """Replace the memo of ``property_id`` as a whole."""
-        ...
+SyncMemo = SyncMemoStore
+"""What the engine needs of a memo (the protocol lives with the store's other ports)."""
 
 
 class MemorySyncMemo:
@@ -46,39 +38,3 @@ class MemorySyncMemo:
 
     def save(self, property_id: str, memo: Mapping[str, Any]) -> None:
         self._memos[property_id] = json.dumps(memo, sort_keys=True)
-
-
-class FileSyncMemo:
-    """``<directory>/<property id, URL-quoted>.json``, replaced atomically (write, then rename)."""
-
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory
-
-    @classmethod
-    def under(cls, data_dir: Path) -> FileSyncMemo:
-        return cls(data_dir / "sync-memo")
-
-    def _path(self, property_id: str) -> Path:
-        return self.directory / f"{quote(property_id, safe='')}.json"
-
-    def load(self, property_id: str) -> dict[str, Any]:
-        path = self._path(property_id)
-        try:
-            loaded = json.loads(path.read_text())
-        except FileNotFoundError:
-            return {}
-        except (OSError, ValueError):
-            return {}  # a damaged cache is an empty one: it is rebuilt with a few requests
-        return loaded if isinstance(loaded, dict) else {}
-
-    def save(self, property_id: str, memo: Mapping[str, Any]) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True)
-        path = self._path(property_id)
-        handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".memo-", suffix=".json")
-        try:
-            with os.fdopen(handle, "w") as out:
-                json.dump(memo, out, sort_keys=True)
-            os.replace(temporary, path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
