@@ -226,8 +226,13 @@ class Connection:
         self.writer.close()
 
 
-async def load(url: str, rate: float, seconds: float, seed: int) -> tuple[list[float], int, int]:
+async def load(
+    url: str, rate: float, seconds: float, seed: int, slow_ms: float | None = None
+) -> tuple[list[float], int, int]:
     """Open-loop load; returns latencies (ms) of the answered requests, refusals and errors.
+
+    With ``slow_ms``, each answer slower than that is printed with its instant (seconds into the
+    run), to see whether slow answers come in a rhythm (a timer, a checkpoint) or at random.
 
     Each request is sent at its scheduled instant on an idle keep-alive connection, or on a new
     one when all are busy (as a client under load would), and timed from that instant.
@@ -266,7 +271,10 @@ async def load(url: str, rate: float, seconds: float, seed: int) -> tuple[list[f
             errors += 1
             print(f"request {index} failed: {type(error).__name__}: {error}", file=sys.stderr)
             return
-        latencies.append((time.perf_counter() - scheduled) * 1000)
+        latency = (time.perf_counter() - scheduled) * 1000
+        latencies.append(latency)
+        if slow_ms is not None and latency > slow_ms:
+            print(f"  slow: {scheduled - started:7.3f} s  {latency:6.1f} ms", file=sys.stderr)
         idle.append(connection)
         if status != 200:
             errors += 1
@@ -332,6 +340,13 @@ def main() -> int:
         help="where roomsync's SQLite file goes (default: a temporary directory on the usual disk; "
         "/dev/shm shows what the disk's fsyncs cost)",
     )
+    parser.add_argument(
+        "--show-slow",
+        type=float,
+        default=None,
+        metavar="MS",
+        help="print the instant of every measured answer slower than MS milliseconds",
+    )
     args = parser.parse_args()
 
     spawn = multiprocessing.get_context("spawn")
@@ -352,7 +367,8 @@ def main() -> int:
                 if name == "roomsync":  # one check over every night asked for: the view is read once
                     warm_view(url)
                 asyncio.run(load(url, args.rate, args.warmup, seed=1))
-                latencies, declined, errors = asyncio.run(load(url, args.rate, args.seconds, seed=2))
+                measured = load(url, args.rate, args.seconds, seed=2, slow_ms=args.show_slow)
+                latencies, declined, errors = asyncio.run(measured)
                 results[name] = report(name, latencies, declined, errors)
             finally:
                 process.terminate()

@@ -165,6 +165,13 @@ class Settings(BaseSettings):
         description="A room held for a MakeReservation that no reservation confirmation followed is "
         "released after this many seconds.",
     )
+    webhook_keep_days: int = Field(
+        30, ge=2,
+        description="Days that processed webhook events and guest-check answers are kept for people "
+        "to read; older ones are deleted. Failed events and dead letters are kept until dealt with. "
+        "At least 2: the channel retries a delivery for up to 24 hours, and a kept event is what "
+        "makes a late repeat a duplicate.",
+    )
     channel_booking_agency_id: int | None = Field(
         None, description="PMS booking agency of the rental channel, set on the reservations it creates."
     )

@@ -1,6 +1,12 @@
 """What the webhook receiver and its worker record besides the inbox: the answers given to guest
 checks, the channel reservations as last applied to the PMS, and read-only views of the inbox
-for the command line and the metrics."""
+for the command line and the metrics.
+
+Processed inbox events and guest-check answers are records for people; ``forget_processed_before``
+deletes those past the setting ``webhook_keep_days``, so the tables, and the backlog queries the
+metrics run every second, stay the size of a few weeks of traffic rather than growing for ever.
+Failed events stay until a person deals with them.
+"""
 
 from __future__ import annotations
 
@@ -21,6 +27,23 @@ A = CHECKOUT_ANSWER.c
 R = CHANNEL_RESERVATION.c
 I = WEBHOOK_INBOX.c  # noqa: E741
 OPEN = (InboxStatus.PENDING.value, InboxStatus.PROCESSING.value)
+NOT_DONE = (*OPEN, InboxStatus.FAILED.value)
+FORGET_BATCH_ROWS = 5000
+"""Rows deleted per statement when old records are forgotten: keeps each transaction short."""
+
+
+@dataclass(frozen=True)
+class InboxBacklog:
+    """The inbox events not processed yet, for the gauges and the status page."""
+
+    pending: int
+    processing: int
+    failed: int
+    oldest_open_received_at: datetime | None
+
+    @property
+    def open(self) -> int:
+        return self.pending + self.processing
 
 
 @dataclass(frozen=True)
@@ -166,12 +189,49 @@ class SqlWebhookRecords:
         with read_tx(self._engine) as conn:
             return [InboxRow(**dict(row._mapping)) for row in conn.execute(query).all()]
 
-    def oldest_open_received_at(self, property_id: str) -> datetime | None:
-        """When the oldest event not yet processed (pending or processing) arrived."""
-        query = sa.select(sa.func.min(I.received_at)).where(I.property_id == property_id, I.status.in_(OPEN))
+    def inbox_backlog(self, property_id: str) -> InboxBacklog:
+        """Counts of the events not done, in one query that never touches the done ones (it walks
+        the ``(property_id, status, id)`` index), so its cost does not grow with the history."""
+        query = (
+            sa.select(I.status, sa.func.count(), sa.func.min(I.received_at))
+            .where(I.property_id == property_id, I.status.in_(NOT_DONE))
+            .group_by(I.status)
+        )
         with read_tx(self._engine) as conn:
-            value: Any = conn.execute(query).scalar_one_or_none()
-        return _aware(value)
+            found = {status: (count, oldest) for status, count, oldest in conn.execute(query).all()}
+        oldest_open = [_aware(found[s][1]) for s in OPEN if s in found]
+        return InboxBacklog(
+            pending=found.get(InboxStatus.PENDING.value, (0, None))[0],
+            processing=found.get(InboxStatus.PROCESSING.value, (0, None))[0],
+            failed=found.get(InboxStatus.FAILED.value, (0, None))[0],
+            oldest_open_received_at=min((o for o in oldest_open if o is not None), default=None),
+        )
+
+    def forget_processed_before(self, property_id: str, before: datetime) -> int:
+        """Delete the done inbox events received, and the guest-check answers given, before
+        ``before``; returns how many rows went. At most ``FORGET_BATCH_ROWS`` of each table per
+        call, oldest first (call again while it returns a full batch)."""
+        done_first = (
+            sa.select(I.id, I.received_at)
+            .where(I.property_id == property_id, I.status == InboxStatus.DONE.value)
+            .order_by(I.id)
+            .limit(FORGET_BATCH_ROWS)
+        )
+        answers_first = (
+            sa.select(A.id, A.answered_at)
+            .where(A.property_id == property_id)
+            .order_by(A.id)
+            .limit(FORGET_BATCH_ROWS)
+        )
+        with write_tx(self._engine, wait_for_disk=False) as conn:  # records for people
+            # ids grow with time, so the oldest rows come first and the scan stops at the batch
+            old_events = [i for i, at in conn.execute(done_first).all() if at < before]
+            old_answers = [i for i, at in conn.execute(answers_first).all() if at < before]
+            if old_answers:
+                conn.execute(sa.delete(CHECKOUT_ANSWER).where(A.id.in_(old_answers)))
+            if old_events:
+                conn.execute(sa.delete(WEBHOOK_INBOX).where(I.id.in_(old_events)))
+        return len(old_events) + len(old_answers)
 
     def mark_claimed_done(self, property_id: str, item_ids: list[int], at: datetime) -> int:
         """Mark claimed items done in one statement (``WebhookInbox.mark_done`` does one at a time);

@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 from roomsync.adapters.client.errors import QuotaExhausted
 from roomsync.adapters.store import Store
 from roomsync.adapters.store.availability_view import SqlAvailabilityView
-from roomsync.adapters.store.webhook_records import SqlWebhookRecords
+from roomsync.adapters.store.webhook_records import FORGET_BATCH_ROWS, SqlWebhookRecords
 from roomsync.adapters.webhooks.bridge import ReservationBridge, RetryLater
 from roomsync.adapters.webhooks.db_calls import DbCalls
 from roomsync.adapters.webhooks.kinds import (
@@ -36,7 +36,7 @@ from roomsync.adapters.webhooks.listing_events import ListingEvents
 from roomsync.adapters.webhooks.protocols import Clock
 from roomsync.core.api import webhooks as events
 from roomsync.core.codec import PayloadError
-from roomsync.core.ports import InboxItem, InboxStatus
+from roomsync.core.ports import InboxItem
 from roomsync.metrics import Metrics
 from roomsync.settings import Settings
 
@@ -244,11 +244,20 @@ class InboxWorker:
                 "released the room held for %s: no reservation confirmation followed its booking", code
             )
         await self._db(self._view.forget_before, self._property_id, now.date() - timedelta(days=1))
+        keep_from = now - timedelta(days=self._settings.webhook_keep_days)
+        forgotten = 0
+        while True:  # in short transactions, so the receiver's inserts never queue behind one long one
+            deleted = await self._db(self._records.forget_processed_before, self._property_id, keep_from)
+            forgotten += deleted
+            if deleted < FORGET_BATCH_ROWS:
+                break
+        if forgotten:
+            days = self._settings.webhook_keep_days
+            log.info("forgot %d webhook record(s) older than %d days", forgotten, days)
 
     async def _update_gauges(self) -> None:
-        counts = await self._db(self._store.inbox.count_by_status, self._property_id)
-        oldest = await self._db(self._records.oldest_open_received_at, self._property_id)
-        backlog = counts[InboxStatus.PENDING] + counts[InboxStatus.PROCESSING]
-        self._metrics.inbox_backlog.labels(self._property_id).set(backlog)
+        backlog = await self._db(self._records.inbox_backlog, self._property_id)
+        self._metrics.inbox_backlog.labels(self._property_id).set(backlog.open)
+        oldest = backlog.oldest_open_received_at
         age = 0.0 if oldest is None else max((self._clock() - oldest).total_seconds(), 0.0)
         self._metrics.inbox_oldest_age.labels(self._property_id).set(age)

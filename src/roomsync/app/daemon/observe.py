@@ -17,7 +17,6 @@ from roomsync.adapters.store import Store
 from roomsync.adapters.store.webhook_records import SqlWebhookRecords
 from roomsync.core.budget import BudgetSnapshot, Reserves
 from roomsync.core.catalog.types import Priority
-from roomsync.core.ports import InboxStatus
 from roomsync.metrics import Metrics
 
 AUTH_STATUSES = frozenset({401, 403})
@@ -88,11 +87,9 @@ def set_budget_gauges(
 def set_store_gauges(metrics: Metrics, store: Store, property_id: str, now: datetime) -> None:
     """Dead letters and the inbox, as the store holds them."""
     metrics.dead_letters.labels(property_id).set(store.dead_letters.count_dead_letters(property_id))
-    counts = store.inbox.count_by_status(property_id)
-    metrics.inbox_backlog.labels(property_id).set(
-        counts[InboxStatus.PENDING] + counts[InboxStatus.PROCESSING]
-    )
-    oldest = SqlWebhookRecords(store.engine).oldest_open_received_at(property_id)
+    backlog = SqlWebhookRecords(store.engine).inbox_backlog(property_id)
+    metrics.inbox_backlog.labels(property_id).set(backlog.open)
+    oldest = backlog.oldest_open_received_at
     age = 0.0 if oldest is None else max((now - oldest).total_seconds(), 0.0)
     metrics.inbox_oldest_age.labels(property_id).set(age)
 

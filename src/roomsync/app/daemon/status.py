@@ -19,7 +19,7 @@ from roomsync.adapters.store import Store
 from roomsync.adapters.store.webhook_records import SqlWebhookRecords
 from roomsync.app.daemon.planning import PollPlan, plan_polling
 from roomsync.core.catalog.types import Priority
-from roomsync.core.ports import InboxStatus, ListingKey, ListingState
+from roomsync.core.ports import ListingKey, ListingState
 from roomsync.settings import Settings
 
 
@@ -187,8 +187,8 @@ def collect_status(
         schedule = schedule_from_plan(
             plan, running=False, started_at=None, time_scale=settings.time_scale, jobs=[]
         )
-    counts = store.inbox.count_by_status(pid)
-    oldest = SqlWebhookRecords(store.engine).oldest_open_received_at(pid)
+    backlog = SqlWebhookRecords(store.engine).inbox_backlog(pid)
+    oldest = backlog.oldest_open_received_at
     runs = store.sync_runs.recent_runs(pid, limit=10)
     return PropertyStatus(
         property_id=pid,
@@ -207,9 +207,9 @@ def collect_status(
         ),
         listings=listings,
         inbox=InboxSummary(
-            backlog=counts[InboxStatus.PENDING] + counts[InboxStatus.PROCESSING],
+            backlog=backlog.open,
             oldest_age_seconds=0.0 if oldest is None else max((now - oldest).total_seconds(), 0.0),
-            failed=counts[InboxStatus.FAILED],
+            failed=backlog.failed,
             dead_letters=store.dead_letters.count_dead_letters(pid),
         ),
         recent_runs=[RunRow(**run.__dict__) for run in runs],
