@@ -131,7 +131,11 @@ def show(
         else:
             item = store.inbox.get_item(property_id, item_id)
             if item is None:
-                raise fail(f"no inbox event {item_id} for property {property_id}", EXIT_FAILURE)
+                raise fail(
+                f"no inbox event {item_id} for property {property_id} (processed events are deleted "
+                "after webhook_keep_days)",
+                EXIT_FAILURE,
+            )
             typer.echo(f"{item.action}  status {item.status.value}  tries {item.attempts}")
             if item.last_error:
                 typer.echo(f"last error: {item.last_error}")
@@ -155,7 +159,11 @@ def replay(
             return
         item = store.inbox.get_item(property_id, item_id)
         if item is None:
-            raise fail(f"no inbox event {item_id} for property {property_id}", EXIT_FAILURE)
+            raise fail(
+                f"no inbox event {item_id} for property {property_id} (processed events are deleted "
+                "after webhook_keep_days)",
+                EXIT_FAILURE,
+            )
         if item.status is InboxStatus.PROCESSING:
             raise fail(
                 f"event {item_id} is being processed by a worker right now; try again later", EXIT_FAILURE
