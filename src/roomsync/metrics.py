@@ -78,6 +78,12 @@ class Metrics:
             "roomsync_inbox_oldest_age_seconds", "Age of the oldest unprocessed webhook event.",
             ["property"], registry=r,
         )
+        self.refused_events = Gauge(
+            "roomsync_webhook_events_refused",
+            "Webhook events the service refused to apply (a 4xx on a write, a booking not in the PMS): "
+            "they wait for a person to fix the cause and replay them.",
+            ["property"], registry=r,
+        )
         self.dead_letters = Gauge(
             "roomsync_dead_letters", "Deliveries kept for a person to look at.", ["property"], registry=r,
         )

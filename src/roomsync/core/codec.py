@@ -10,7 +10,8 @@ from pydantic import BaseModel, ValidationError
 from pydantic_xml import BaseXmlModel
 from pydantic_xml.errors import ParsingError
 
-from roomsync.core.api.base import ErrorDetail, violation_from
+from roomsync.core.api.base import ApiModel, ErrorDetail, violation_from
+from roomsync.core.api.wire import wire_form
 from roomsync.core.errors import LimitViolation
 
 
@@ -59,6 +60,17 @@ def encode(obj: BaseXmlModel, fmt: PayloadFormat) -> bytes:
     if fmt is PayloadFormat.XML:
         return obj.to_xml(exclude_unset=exclude_unset, xml_declaration=False)  # type: ignore[return-value]
     return obj.model_dump_json(by_alias=True, exclude_unset=exclude_unset).encode()
+
+
+def encode_request(obj: BaseXmlModel, fmt: PayloadFormat) -> bytes:
+    """A request body: only what the documents allow (``roomsync.core.api.wire``): no null for a
+    field not typed nullable, unset optional fields left out, partial updates as set."""
+    if not isinstance(obj, ApiModel):
+        return encode(obj, fmt)
+    sent = wire_form(obj)
+    if fmt is PayloadFormat.XML:
+        return sent.to_xml(exclude_unset=True, xml_declaration=False)  # type: ignore[return-value]
+    return sent.model_dump_json(by_alias=True, exclude_unset=True).encode()
 
 
 def decode(model_type: type[ModelT], body: bytes | str, fmt: PayloadFormat) -> ModelT:

@@ -311,6 +311,9 @@ class InboxStatus(StrEnum):
     PROCESSING = "processing"
     DONE = "done"
     FAILED = "failed"
+    REFUSED = "refused"
+    """The service refused a request applying it needs (a 4xx such as 400 on a create): sending
+    it again would fail the same way, so it waits for a person to fix the cause and replay it."""
 
 
 @dataclass(frozen=True)
@@ -383,6 +386,11 @@ class WebhookInbox(Protocol):
     ) -> None:
         """Record a failure: back to ``pending`` (claimable from ``retry_at``) or, without
         ``retry_at``, ``failed`` for good."""
+        ...
+
+    def mark_refused(self, property_id: str, item_id: int, error: str, at: datetime) -> None:
+        """Record that the service refused what the item needs: ``refused``, never retried on its
+        own (``roomsync webhooks replay`` puts it back)."""
         ...
 
     def release_stale(self, property_id: str, claimed_before: datetime) -> int:

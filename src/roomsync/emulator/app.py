@@ -3,6 +3,8 @@
 Per API request, in this order (docs/emulator.md): added latency, a dropped connection, a
 forced 429, the daily quota (429 past it), an injected 5xx, authentication (401), the body (415
 when unreadable as JSON or XML, 400 for a limit violation naming the field), then the handler.
+The body is read strictly (``strict_body``): ``id`` on a create, a field the request model does not
+have, or null for a field not typed nullable are refused with 400 naming the field.
 Every response carries the usage headers; errors carry the 03 error body in the format that
 ``Accept`` asks for. ``POST /v1/Token`` reads a form and answers OAuth-style JSON.
 """
@@ -41,6 +43,7 @@ from roomsync.emulator.faults import Fault, drop_connection
 from roomsync.emulator.quota import OAuthError, QuotaDecision
 from roomsync.emulator.registry import HANDLERS, Call
 from roomsync.emulator.state import EmulatorState, LoggedRequest
+from roomsync.emulator.strict_body import check_request_body
 
 log = logging.getLogger("roomsync.emulator")
 
@@ -183,7 +186,9 @@ class OperationEndpoint:
                 f"cannot read a body of Content-Type {content_type!r}; send application/json, "
                 "text/xml or application/xml",
             )
-        return decode(model, raw, body_format)
+        body = decode(model, raw, body_format)
+        check_request_body(self.operation, raw, body_format, body)
+        return body
 
     def _error_response(self, status: int, detail: ErrorDetail, fmt: PayloadFormat) -> Response:
         return Response(encode_error(detail, fmt), status, media_type=MEDIA_TYPE[fmt])

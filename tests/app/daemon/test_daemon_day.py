@@ -287,6 +287,23 @@ def test_a_day_of_roomsync_serve_against_the_emulator(tmp_path: Path) -> None:
             )
             for code in day.guest_codes:
                 assert pms_codes[code] == 1, f"guest booking {code} is in the PMS {pms_codes[code]} times"
+                # ... as the guest booked it: name, dates, room type and price (the emulator reads
+                # request bodies as strictly as documents 01/02, so a body that a strict service
+                # would refuse never gets this far)
+                booked = emulator.state.channel.reservations[code]
+                placed = next(
+                    r
+                    for r in emulator.state.pms.reservations.values()
+                    if r.booking_agency_reference_code == code
+                )
+                customer = emulator.state.pms.customers[placed.customer_id]
+                assert (customer.first_name, customer.last_name) == (
+                    booked.guest_first_name,
+                    booked.guest_last_name,
+                ), code
+                assert (placed.date_from, placed.date_to) == (booked.start_date, booked.end_date), code
+                assert placed.room_type_id == LISTING_ROOM_TYPE[booked.listing_id], code
+                assert placed.total_agreed_price == booked.base_price + booked.cleaning_fee, code
 
             # the plan follows the server's quota reset (usage headers), not the daemon's own clock
             emulated_reset = emulator.state.clock.seconds_to_midnight()

@@ -17,7 +17,7 @@ import pytest
 from pms_calls import TODAY, day, small_property
 
 from roomsync.core.catalog import OPERATIONS, by_name
-from roomsync.core.codec import ACCEPT, CONTENT_TYPE, PayloadFormat, decode, decode_error, encode
+from roomsync.core.codec import ACCEPT, CONTENT_TYPE, PayloadFormat, decode, decode_error, encode, encode_request
 from roomsync.emulator.app import create_app
 from roomsync.emulator.clock import EmulatorClock
 from roomsync.emulator.quota import Credentials
@@ -48,7 +48,7 @@ class Api:
         operation = by_name(name)
         content = None
         if operation.request is not None:
-            content = encode(operation.request.model_validate(body), self.fmt)
+            content = encode_request(operation.request.model_validate(body), self.fmt)
         response = self.raw(name, content, **params)
         self.called.add(name)
         if operation.response is None:

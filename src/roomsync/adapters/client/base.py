@@ -267,7 +267,7 @@ class BaseClient:
                 content = urlencode({k: str(v) for k, v in fields.items()}).encode()
                 content_type = FORM_CONTENT_TYPE
         elif body is not None:
-            content = codec.encode(body, self._format)
+            content = codec.encode_request(body, self._format)
             content_type = codec.CONTENT_TYPE[self._format]
         return Prepared(op, path, params, body, content, content_type, accept)
 

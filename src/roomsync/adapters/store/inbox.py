@@ -126,6 +126,11 @@ class SqlWebhookInbox:
                 property_id, item_id, status=InboxStatus.PENDING.value, last_error=error, not_before=retry_at
             )
 
+    def mark_refused(self, property_id: str, item_id: int, error: str, at: datetime) -> None:
+        self._update(
+            property_id, item_id, status=InboxStatus.REFUSED.value, last_error=error, processed_at=at
+        )
+
     def release_stale(self, property_id: str, claimed_before: datetime) -> int:
         stmt = (
             sa.update(WEBHOOK_INBOX)

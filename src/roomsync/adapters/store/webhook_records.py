@@ -27,7 +27,7 @@ A = CHECKOUT_ANSWER.c
 R = CHANNEL_RESERVATION.c
 I = WEBHOOK_INBOX.c  # noqa: E741
 OPEN = (InboxStatus.PENDING.value, InboxStatus.PROCESSING.value)
-NOT_DONE = (*OPEN, InboxStatus.FAILED.value)
+NOT_DONE = (*OPEN, InboxStatus.FAILED.value, InboxStatus.REFUSED.value)
 FORGET_BATCH_ROWS = 5000
 """Rows deleted per statement when old records are forgotten: keeps each transaction short."""
 
@@ -40,6 +40,8 @@ class InboxBacklog:
     processing: int
     failed: int
     oldest_open_received_at: datetime | None
+    refused: int = 0
+    """Events the service refused (a 4xx on a write), waiting for a person."""
 
     @property
     def open(self) -> int:
@@ -204,6 +206,7 @@ class SqlWebhookRecords:
             pending=found.get(InboxStatus.PENDING.value, (0, None))[0],
             processing=found.get(InboxStatus.PROCESSING.value, (0, None))[0],
             failed=found.get(InboxStatus.FAILED.value, (0, None))[0],
+            refused=found.get(InboxStatus.REFUSED.value, (0, None))[0],
             oldest_open_received_at=min((o for o in oldest_open if o is not None), default=None),
         )
 

@@ -39,7 +39,7 @@ from roomsync.adapters.webhooks.protocols import Clock, NightsChanged, PmsClient
 from roomsync.core.api import webhooks as events
 from roomsync.core.api.channel import Reservation as ChannelReservation
 from roomsync.core.api.pms.availability import RoomAvailabilityRequest
-from roomsync.core.api.pms.customers import Customer
+from roomsync.core.api.pms.customers import ReservationCustomer
 from roomsync.core.api.pms.payments import PaymentCreateRequest
 from roomsync.core.api.pms.reservations import (
     ReservationCreateRequest,
@@ -352,7 +352,7 @@ class ReservationBridge:
             )
             room = await self._free_room(listing, nights)
         guests = reservation.guest_details
-        customer = Customer.model_validate(
+        customer = ReservationCustomer.model_validate(
             {
                 "last_name": (reservation.guest_last_name or "Guest")[:100],
                 "first_name": reservation.guest_first_name[:100] or None,

@@ -5,6 +5,10 @@ at a time and never one ahead of an earlier one still open (``WebhookInbox.claim
 event that fails is put back with a growing wait (``webhook_retry_base_seconds`` doubling up to
 ``webhook_retry_max_seconds``; a refusal by the day's budget waits for the quota reset) and left
 ``failed`` after ``webhook_max_attempts`` tries, for a person to look at (``roomsync webhooks``).
+An event whose write the service refuses as it is (a 4xx: 400 on a create, 404 for an id in the
+body) is not retried at all: it is ``refused`` at once with the service's message, counted in
+``roomsync_webhook_events_refused`` (alert ``RoomsyncWebhookRefused``), and waits for a person to
+fix the cause and ``roomsync webhooks replay`` it.
 
 A worker that dies mid-event loses nothing: the event stays ``processing`` until
 ``webhook_claim_timeout_seconds`` pass, then any worker takes it over; everything the bridge does
@@ -19,7 +23,7 @@ import contextlib
 import logging
 from datetime import datetime, timedelta
 
-from roomsync.adapters.client.errors import QuotaExhausted
+from roomsync.adapters.client.errors import FatalError, NotFoundError, QuotaExhausted
 from roomsync.adapters.store import Store
 from roomsync.adapters.store.availability_view import SqlAvailabilityView
 from roomsync.adapters.store.webhook_records import FORGET_BATCH_ROWS, SqlWebhookRecords
@@ -155,6 +159,9 @@ class InboxWorker:
             return
         try:
             summary = await self._apply(event, item)
+        except (FatalError, NotFoundError) as error:
+            await self._refused(item, error)
+            return
         except Exception as error:
             await self._failed(item, error)
             return
@@ -202,6 +209,30 @@ class InboxWorker:
             )
         await self._db(self._store.inbox.mark_failed, self._property_id, item.id, reason, now, retry_at)
         self._metrics.webhooks.labels(item.action, "retry").inc()
+
+    async def _refused(self, item: InboxItem, error: FatalError | NotFoundError) -> None:
+        """The service refused a write as it is (400 on a create, say): the same request would be
+        refused again, so it is not retried; a person fixes the cause and replays the event."""
+        detail = " ".join(
+            part
+            for part in (
+                f"{error.operation}: the service answered {error.status}",
+                f"{error.code}: {error.server_message}" if error.code else error.server_message,
+                f"(field {error.field})" if error.field else None,
+            )
+            if part
+        )
+        reason = f"refused by the service, needs a person: {detail}"
+        log.error(
+            "webhook %d %s: %s; fix the cause, then `roomsync webhooks replay %d`",
+            item.id,
+            item.action,
+            reason,
+            item.id,
+        )
+        await self._db(self._store.inbox.mark_refused, self._property_id, item.id, reason, self._clock())
+        self._metrics.webhooks.labels(item.action, "service_refused").inc()
+        await self._update_gauges()
 
     async def _give_up(self, item: InboxItem, reason: str) -> None:
         log.error("webhook %d %s left failed after %d tries: %s", item.id, item.action, item.attempts, reason)
@@ -258,6 +289,7 @@ class InboxWorker:
     async def _update_gauges(self) -> None:
         backlog = await self._db(self._records.inbox_backlog, self._property_id)
         self._metrics.inbox_backlog.labels(self._property_id).set(backlog.open)
+        self._metrics.refused_events.labels(self._property_id).set(backlog.refused)
         oldest = backlog.oldest_open_received_at
         age = 0.0 if oldest is None else max((self._clock() - oldest).total_seconds(), 0.0)
         self._metrics.inbox_oldest_age.labels(self._property_id).set(age)

@@ -107,6 +107,10 @@ def budget_and_inbox(status: PropertyStatus) -> Table:
         table.add_row(f"kept back from {priority}", str(reserved))
     table.add_row("webhook backlog", f"{inbox.backlog} (oldest {_duration(inbox.oldest_age_seconds)})")
     table.add_row("webhook events failed", str(inbox.failed))
+    table.add_row(
+        "refused by the service (need a person)",
+        f"[bold red]{inbox.refused}[/]" if inbox.refused else "0",
+    )
     table.add_row("dead letters", str(inbox.dead_letters))
     return table
 

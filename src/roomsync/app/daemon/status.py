@@ -82,6 +82,9 @@ class InboxSummary(BaseModel):
     backlog: int
     oldest_age_seconds: float
     failed: int
+    refused: int = Field(
+        0, description="Events the service refused (4xx on a write): a booking not in the PMS, for a person."
+    )
     dead_letters: int
 
 
@@ -210,6 +213,7 @@ def collect_status(
             backlog=backlog.open,
             oldest_age_seconds=0.0 if oldest is None else max((now - oldest).total_seconds(), 0.0),
             failed=backlog.failed,
+            refused=backlog.refused,
             dead_letters=store.dead_letters.count_dead_letters(pid),
         ),
         recent_runs=[RunRow(**run.__dict__) for run in runs],

@@ -146,6 +146,11 @@ class ApiModel(BaseXmlModel, search_mode="unordered"):
     partial_update: ClassVar[bool] = False
     """True for request bodies whose absent fields mean "leave unchanged": only set fields are sent."""
 
+    nullable_fields: ClassVar[frozenset[str]] = frozenset()
+    """Python names of the fields a request may set to null: the documents type them ``T?`` or
+    give null a meaning ("null unsets it"). Any other ``None`` is left out of a request body
+    (``roomsync.core.api.wire``), and the emulator refuses a body that sends it as null."""
+
 
 # List responses: a JSON array, or in XML a plural wrapper of item elements. pydantic-xml cannot
 # build a generic root model, so each list is its own small class, always in this form:

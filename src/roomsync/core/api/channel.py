@@ -257,6 +257,9 @@ class ListingUpdateRequest(ApiModel, tag="Listing"):
     """
 
     partial_update: ClassVar[bool] = True
+    nullable_fields: ClassVar[frozenset[str]] = frozenset(
+        {"total_inventory_count", "property_external_id", "has_availability"}
+    )
 
     account_id: str = element(tag="AccountId")
     listing_id: str = element(tag="ListingId")
@@ -313,6 +316,19 @@ class AvailabilityRulesUpdate(ApiModel, tag="AvailabilityRules"):
     """Body of ``PUT AvailabilityRules``: only the rules that were set are sent and changed."""
 
     partial_update: ClassVar[bool] = True
+    nullable_fields: ClassVar[frozenset[str]] = frozenset(
+        {
+            "default_min_nights",
+            "default_max_nights",
+            "min_hours_ahead",
+            "allow_request_to_book",
+            "max_days_notice",
+            "preparation_time",
+            "check_in_days",
+            "check_out_days",
+            "min_nights_for_check_in",
+        }
+    )
 
     account_id: str = element(tag="AccountId")
     listing_id: str = element(tag="ListingId")
@@ -392,6 +408,10 @@ class InventoryOperation(ApiModel, tag="Operation"):
     (``count``), ``setPrice`` (``dailyPrice``), ``setRestrictions`` (min/max nights, closed to
     arrival/departure; ``None`` unsets a restriction). A value is needed when its flag is set.
     """
+
+    nullable_fields: ClassVar[frozenset[str]] = frozenset(
+        {"min_nights", "max_nights", "closed_to_arrival", "closed_to_departure"}
+    )
 
     date_from: date = element(tag="DateFrom")
     date_to: date = element(tag="DateTo")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pydantic import model_validator
+
 from roomsync.core.api.base import ApiModel, RootXmlModel, element, wrapped
 from roomsync.core.api.pms.common import Flag
 
@@ -50,6 +52,19 @@ class CustomerCreateRequest(CustomerFields, tag="Customer"):
     """``POST /v1/Customer``: a customer without ``id``; ``lastName`` is required."""
 
     last_name: str = element(tag="LastName", max_length=100)
+
+
+class ReservationCustomer(CustomerFields, tag="Customer"):
+    """The ``customer`` of ``POST /v1/Reservation``: an existing customer by its ``id`` alone, or a
+    new one (no ``id``; ``lastName`` required, every other field optional and left out when unset)."""
+
+    id: int | None = element(tag="Id", default=None, nillable=True)
+
+    @model_validator(mode="after")
+    def _existing_or_named(self) -> ReservationCustomer:
+        if self.id is None and not self.last_name:
+            raise ValueError("customer needs an id (existing customer) or a lastName (new customer)")
+        return self
 
 
 class CustomerUpdateRequest(Customer, tag="Customer"):

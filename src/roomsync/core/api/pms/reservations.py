@@ -17,7 +17,7 @@ from pydantic_xml.element import SearchMode, XmlElementReader, XmlElementWriter
 
 from roomsync.core.api.base import ApiModel, Money, RootXmlModel, attr, element, wrapped
 from roomsync.core.api.pms.common import Flag, Number, require_ordered
-from roomsync.core.api.pms.customers import Customer
+from roomsync.core.api.pms.customers import Customer, ReservationCustomer
 from roomsync.core.api.pms.guests import Guest
 
 STATUS_CHUNK_SIZE = 2000
@@ -297,7 +297,7 @@ class ReservationCreateRequest(ApiModel, tag="Reservation"):
     booking_agency_reference_code: str | None = element(
         tag="BookingAgencyReferenceCode", default=None, nillable=True, max_length=50
     )
-    customer: Customer = element(tag="Customer")
+    customer: ReservationCustomer = element(tag="Customer")
     currency_code: str | None = element(tag="CurrencyCode", default=None, nillable=True, max_length=5)
     price_list_id: int | None = element(tag="PriceListId", alias="PriceListId", default=None, nillable=True)
     """Spelled PascalCase in JSON too; mandatory unless the property has a Rack Rate."""
@@ -311,13 +311,6 @@ class ReservationCreateRequest(ApiModel, tag="Reservation"):
     total_agreed_price: Money | None = element(tag="TotalAgreedPrice", default=None, nillable=True)
     board: Board | None = element(tag="Board", default=None, nillable=True)
     contract_id: int | None = element(tag="ContractId", default=None, nillable=True)
-
-    @field_validator("customer")
-    @classmethod
-    def _existing_or_named(cls, value: Customer) -> Customer:
-        if value.id is None and not value.last_name:
-            raise ValueError("customer needs an id (existing customer) or a lastName (new customer)")
-        return value
 
     @field_validator("date_to")
     @classmethod
