@@ -109,14 +109,15 @@ class OperationEndpoint:
     async def _answer(self, request: Request, fmt: PayloadFormat, fault: Fault) -> _Outcome:
         state = self.state
         if fault is Fault.THROTTLE:
-            return _Outcome(self._too_many(fmt, "too many requests (injected)"), counted=False)
+            wait = state.faults.settings.throttle_retry_after
+            return _Outcome(self._too_many(fmt, "too many requests (injected)", wait), counted=False)
         decision = state.quota.spend()
         if not decision.allowed:
             return _Outcome(
                 self._too_many(fmt, f"the daily quota of {decision.limit} requests is used up"), False
             )
         if fault is Fault.ERROR:
-            status = state.faults.settings.error_status
+            status = state.faults.error_status()
             detail = ErrorDetail(
                 code="SERVICE_UNAVAILABLE", message="the service failed (injected)", field=None
             )
@@ -193,10 +194,11 @@ class OperationEndpoint:
     def _error_response(self, status: int, detail: ErrorDetail, fmt: PayloadFormat) -> Response:
         return Response(encode_error(detail, fmt), status, media_type=MEDIA_TYPE[fmt])
 
-    def _too_many(self, fmt: PayloadFormat, message: str) -> Response:
+    def _too_many(self, fmt: PayloadFormat, message: str, wait: int | None = None) -> Response:
         detail = ErrorDetail(code="TOO_MANY_REQUESTS", message=message, field=None)
         response = self._error_response(429, detail, fmt)
-        response.headers["Retry-After"] = str(self.state.clock.seconds_to_midnight())
+        seconds = self.state.clock.seconds_to_midnight() if wait is None else wait
+        response.headers["Retry-After"] = str(seconds)
         return response
 
     def _usage_headers(self, decision: QuotaDecision) -> dict[str, str]:

@@ -13,7 +13,7 @@ import json
 from collections.abc import Awaitable, Callable
 from datetime import date, datetime, timedelta
 from decimal import Decimal
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
@@ -80,9 +80,13 @@ class FaultsBody(Body):
     drop_rate: float | None = Field(None, ge=0, le=1)
     drop_next: int | None = Field(None, ge=0)
     throttle_next: int | None = Field(None, ge=0)
+    throttle_retry_after: int | None = Field(None, ge=0)
+    slow_rate: float | None = Field(None, ge=0, le=1)
+    slow_ms: int | None = Field(None, ge=0)
     error_rate: float | None = Field(None, ge=0, le=1)
     error_next: int | None = Field(None, ge=0)
     error_status: int | None = Field(None, ge=500, le=599)
+    error_statuses: list[Annotated[int, Field(ge=500, le=599)]] | None = None
     webhook_delay_ms: int | None = Field(None, ge=0)
 
 

@@ -2,12 +2,14 @@
 
 Per API request, in this order (docs/emulator.md):
 
-1. added latency (``latency_ms``) before anything else;
+1. added latency (``latency_ms``, and ``slow_ms`` more for a share ``slow_rate`` of requests)
+   before anything else;
 2. a dropped connection: the socket is closed without any response (``drop_next`` requests,
    then each request with probability ``drop_rate``);
-3. a forced 429 with ``Retry-After`` (``throttle_next`` requests), not counted against the quota;
+3. a forced 429 with ``Retry-After`` (``throttle_next`` requests; ``throttle_retry_after`` seconds,
+   or until the quota reset), not counted against the quota;
 4. a 5xx error body (``error_next`` requests, then probability ``error_rate``), status
-   ``error_status``.
+   ``error_status`` or, when ``error_statuses`` is given, one drawn from it.
 
 ``webhook_delay_ms`` delays every webhook delivery attempt (a slow service, not a slow receiver).
 Random draws use the emulator's seeded generator, so a seeded run fails the same requests.
@@ -37,21 +39,36 @@ class FaultSettings:
     drop_rate: float = 0.0
     drop_next: int = 0
     throttle_next: int = 0
+    throttle_retry_after: int | None = None
+    """``Retry-After`` of a forced 429 in seconds; None: until the quota reset, like a spent day."""
     error_rate: float = 0.0
     error_next: int = 0
     error_status: int = 503
+    error_statuses: list[int] = field(default_factory=list)
+    """When given, each injected error draws its status from these (500s and 502s mixed)."""
     webhook_delay_ms: int = 0
+    slow_rate: float = 0.0
+    """Probability that a request is answered only after ``slow_ms`` more (over a read timeout)."""
+    slow_ms: int = 0
 
     def validate(self) -> None:
-        for name in ("drop_rate", "error_rate"):
+        for name in ("drop_rate", "error_rate", "slow_rate"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be between 0 and 1, got {value}")
-        for name in ("latency_ms", "drop_next", "throttle_next", "error_next", "webhook_delay_ms"):
+        for name in (
+            "latency_ms",
+            "drop_next",
+            "throttle_next",
+            "error_next",
+            "webhook_delay_ms",
+            "slow_ms",
+        ):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} may not be negative")
-        if not 500 <= self.error_status <= 599:
-            raise ValueError(f"error_status must be a 5xx status, got {self.error_status}")
+        for status in (self.error_status, *self.error_statuses):
+            if not 500 <= status <= 599:
+                raise ValueError(f"error_status must be a 5xx status, got {status}")
 
 
 @dataclass
@@ -94,9 +111,17 @@ class Faults:
             self.injected[fault.value] += 1
         return fault
 
+    def error_status(self) -> int:
+        """The status of an injected error."""
+        statuses = self.settings.error_statuses
+        return self.rng.choice(statuses) if statuses else self.settings.error_status
+
     async def add_latency(self) -> None:
-        if self.settings.latency_ms:
-            await asyncio.sleep(self.settings.latency_ms / 1000)
+        extra = self.settings.latency_ms
+        if self.settings.slow_rate and self.rng.random() < self.settings.slow_rate:
+            extra += self.settings.slow_ms
+        if extra:
+            await asyncio.sleep(extra / 1000)
 
     def describe(self) -> dict[str, object]:
         return {**_camel(asdict(self.settings)), "injected": dict(self.injected)}

@@ -17,7 +17,15 @@ import pytest
 from pms_calls import TODAY, day, small_property
 
 from roomsync.core.catalog import OPERATIONS, by_name
-from roomsync.core.codec import ACCEPT, CONTENT_TYPE, PayloadFormat, decode, decode_error, encode, encode_request
+from roomsync.core.codec import (
+    ACCEPT,
+    CONTENT_TYPE,
+    PayloadFormat,
+    decode,
+    decode_error,
+    encode,
+    encode_request,
+)
 from roomsync.emulator.app import create_app
 from roomsync.emulator.clock import EmulatorClock
 from roomsync.emulator.quota import Credentials

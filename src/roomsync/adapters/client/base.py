@@ -303,6 +303,11 @@ class BaseClient:
             return self._decode(op, outcome)
         if action in (Action.RETRY, Action.WAIT):
             raise _TryAgain(verdict)
+        if action is Action.SERVER_ERROR and resend_is_safe(op):
+            # A read (or an idempotent write) repeated has the effect of one: a 500 is worth
+            # another try within the budget, as a 503 is. A create is never resent blindly.
+            state.maybe_sent = True
+            raise _TryAgain(verdict)
         if action is Action.MAYBE_SENT:
             state.maybe_sent = True
             if not resend_is_safe(op) and not lookups.has_lookup(op.name):

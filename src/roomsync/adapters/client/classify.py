@@ -36,7 +36,8 @@ class Action(StrEnum):
     FATAL = "fatal"
     """Any other 4xx: the request is wrong as it is."""
     SERVER_ERROR = "server_error"
-    """500 and 5xx other than 502/503/504: not retried automatically (a bug does not heal)."""
+    """500 and 5xx other than 502/503/504: the request may have been processed. The client
+    retries it only when resending is safe (reads, idempotent writes), never a create."""
 
 
 @dataclass(frozen=True)

@@ -301,6 +301,8 @@ class SyncEngine:
         if report.dry_run:
             return "planned"
         trouble = {ListingStatus.FAILED, ListingStatus.NO_BUDGET}
+        if report.pms.prices_failed is not None:
+            return "partial"
         if any(o.status in trouble for o in report.listings) or report.prices.result in (
             PricesResult.ERROR,
             PricesResult.FAILED,
@@ -449,6 +451,7 @@ class SyncEngine:
         summary.closures_remembered = facts.closures.remembered
         summary.price_reads = facts.prices.reads
         summary.prices_complete = facts.prices.complete
+        summary.prices_failed = facts.prices.failed
         summary.prices_changed = facts.prices.changed
         summary.prices_unknown = facts.prices.unknown_nights
         report.notes.extend(facts.closures.notes)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
 
-from roomsync.adapters.client import QuotaExhausted
+from roomsync.adapters.client import QuotaExhausted, ServiceError
 from roomsync.core.api.pms.availability import RoomTypeAvailabilityExtended
 from roomsync.core.ports import PmsPriceCache
 from roomsync.core.sync.price_detection import (
@@ -59,6 +59,8 @@ class PmsPrices:
     unknown_nights: int = 0
     """(room type, night) pairs of the horizon with no price known after the run."""
     notes: list[str] = field(default_factory=list)
+    failed: str | None = None
+    """Why a read failed for good (retries spent): what was read before it is kept and cached."""
 
 
 def _totals(answer: RoomTypeAvailabilityExtended, types: Collection[int], currency: str) -> Totals:
@@ -99,9 +101,10 @@ async def detect_prices(
                 cached[(room_type_id, night)] = row.price
     state = plan_detection(types, first, last, cached, window_nights=window_nights)
     result = PmsPrices(prices={})
-    state, stopped = await _run_reads(read, state, set(types), currency, max_reads, concurrency)
+    state, stopped, failed = await _run_reads(read, state, set(types), currency, max_reads, concurrency)
     if stopped:
         result.notes.append(stopped)
+    result.failed = failed
     found = outcome(state)
     result.reads = found.reads
     result.complete = found.complete
@@ -124,27 +127,42 @@ async def _run_reads(
     currency: str,
     max_reads: int,
     concurrency: int,
-) -> tuple[DetectionState, str | None]:
+) -> tuple[DetectionState, str | None, str | None]:
+    """Read until done, the cap, the budget or a read that failed for good stops it; returns the
+    state (every answer received is recorded, so the cache keeps it), why it stopped, and the
+    failure when a read failed."""
     while not state.done:
         left = max_reads - state.reads
         if left <= 0:
-            return state, f"price detection stopped after {state.reads} reads (the per-sync cap)"
+            return state, f"price detection stopped after {state.reads} reads (the per-sync cap)", None
         batch = next_reads(state)[: max(1, min(concurrency, left))]
         answers = await asyncio.gather(*(read(window) for window in batch), return_exceptions=True)
         refused = False
+        failure: ServiceError | None = None
         for window, answer in zip(batch, answers, strict=True):
             if isinstance(answer, QuotaExhausted):
                 refused = True
                 continue
+            if isinstance(answer, ServiceError):  # the client's retries are spent: stop, keep the rest
+                failure = failure or answer
+                continue
             if isinstance(answer, BaseException):
                 raise answer
             state = record(state, window, _totals(answer, types, currency))
+        if failure is not None:
+            return (
+                state,
+                f"price detection stopped after {state.reads} reads: a read failed ({failure}); "
+                "what was read is kept and the next sync goes on from there",
+                str(failure),
+            )
         if refused:
             return (
                 state,
                 f"price detection stopped after {state.reads} reads: the day's budget for prices is spent",
+                None,
             )
-    return state, None
+    return state, None, None
 
 
 def _save(

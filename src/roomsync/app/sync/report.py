@@ -82,6 +82,8 @@ class PmsSummary:
     closure_reads: int = 0
     price_reads: int = 0
     prices_complete: bool = True
+    prices_failed: str | None = None
+    """A price read failed for good (the run is partial; what was read before it is kept)."""
     prices_changed: int = 0
     prices_unknown: int = 0
     closures_located: tuple[int, ...] = ()
