@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import UTC, date, datetime, time, timedelta
 
 from roomsync.core.catalog.types import Priority
 
@@ -64,6 +64,45 @@ class BudgetSnapshot:
 
 def utc_day_of(epoch_seconds: float) -> date:
     """The UTC calendar day of a Unix time (the quota resets at 00:00 UTC)."""
-    from datetime import UTC, datetime
-
     return datetime.fromtimestamp(epoch_seconds, tz=UTC).date()
+
+
+def next_utc_midnight(now: datetime) -> datetime:
+    """00:00 UTC after ``now``: when the quota resets if the server never said otherwise (03)."""
+    return datetime.combine(now.astimezone(UTC).date() + timedelta(days=1), time(0), tzinfo=UTC)
+
+
+def budget_period(now: datetime, server_reset: datetime | None) -> tuple[date, datetime]:
+    """The budget period ``now`` falls in: its key (a day) and when it ends.
+
+    The period ends at the server's reset instant when the server ever said one (a reset seen in
+    the past is carried forward by whole days: the service resets daily), else at the next 00:00
+    UTC. Its key is the day before its end, so with a UTC-midnight reset the key is the UTC date,
+    and a service that resets at another hour never splits one of its days over two keys. For the
+    key the instant is rounded to the minute: "seconds until the reset" read a second apart must
+    not move a reset at 00:00:00 to 23:59:59 of the day before.
+    """
+    if server_reset is None:
+        ends = next_utc_midnight(now)
+    else:
+        ends = server_reset
+        if ends <= now:
+            ends += timedelta(days=((now - ends) // timedelta(days=1)) + 1)
+    rounded = (ends + timedelta(seconds=30)).replace(second=0, microsecond=0)
+    return (rounded - timedelta(days=1)).astimezone(UTC).date(), ends
+
+
+@dataclass(frozen=True)
+class ServerLimits:
+    """What the server last said about a property's quota (usage headers, ``GET /v1/Usage``)."""
+
+    quota: int | None
+    """The server's daily limit, None if it never said."""
+    resets_at: datetime | None
+    """The server's reset instant, None if it never said."""
+
+
+def effective_quota(configured: int, limits: ServerLimits | None) -> int:
+    """The server's limit when it said one, else the ``daily_quota`` setting: the server is the
+    truth about the licence (a free licence's 100 wins over a configured 1,500)."""
+    return limits.quota if limits is not None and limits.quota else configured

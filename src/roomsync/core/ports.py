@@ -13,7 +13,7 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import Any, Protocol
 
-from roomsync.core.budget import BudgetSnapshot, Reserves
+from roomsync.core.budget import BudgetSnapshot, Reserves, ServerLimits
 from roomsync.core.catalog.types import Priority
 from roomsync.core.mapping import Mapping as PropertyMapping
 
@@ -53,8 +53,22 @@ class BudgetStore(Protocol):
         """
         ...
 
-    def observe_server(self, property_id: str, day: date, quota: int, used: int) -> None:
-        """Record what the server reported (usage headers or ``GET /v1/Usage``); never lowers."""
+    def observe_server(
+        self,
+        property_id: str,
+        day: date,
+        quota: int,
+        used: int,
+        *,
+        server_quota: int | None = None,
+        resets_at: datetime | None = None,
+    ) -> None:
+        """Record what the server reported (usage headers or ``GET /v1/Usage``): the count never
+        lowers; the server's limit and reset instant, when given, replace the ones kept."""
+        ...
+
+    def server_limits(self, property_id: str) -> ServerLimits | None:
+        """What the server said last about the property's quota (limit, reset), if anything."""
         ...
 
     def snapshot(self, property_id: str, day: date, quota: int) -> BudgetSnapshot: ...

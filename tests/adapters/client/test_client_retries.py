@@ -293,13 +293,30 @@ async def test_retries_stop_at_max_retries_and_each_one_is_budgeted(
     assert client.budget().used_local == 2 + 3  # token, accounts, three attempts
 
 
-async def test_a_500_is_not_retried(make_client: ClientFactory, control: Control) -> None:
+async def test_a_500_on_a_read_is_retried_and_a_create_is_never_resent(
+    make_client: ClientFactory, control: Control
+) -> None:
     client = make_client()
     await client.list_accounts()
     control.faults(errorNext=1, errorStatus=500)
 
-    with pytest.raises(RetriableError, match="failed with 500") as failed:
-        await client.list_rooms()
+    assert await client.list_rooms()  # a read repeated is one read
+    assert statuses(control, ROOMS) == {500: 1, 200: 1}
 
+    control.faults(errorNext=1, errorStatus=500)
+    charge = extra_charges.PosChargeRequest.model_validate(
+        {
+            "items": [{"name": "Minibar", "price": Decimal("4.50"), "quantity": 1}],
+            "sum": Decimal("4.50"),
+            "room_title": "108",
+            "last_name": "Nikolaou",
+        }
+    )
+    with pytest.raises(AmbiguousWrite) as failed:
+        await client.post_pos_charge(charge)
     assert failed.value.status == 500
-    assert statuses(control, ROOMS) == {500: 1}
+    assert control.count("POST /v1/ExtraCharge/Pos") == 1
+
+    control.faults(errorNext=FAST_RETRIES.max_retries + 1, errorStatus=500)  # more than the retries
+    with pytest.raises(RetriableError, match="500"):
+        await client.list_rooms()

@@ -50,6 +50,7 @@ def test_a_retried_delivery_is_stored_once(store: Store, property_id: str) -> No
         InboxStatus.PROCESSING: 0,
         InboxStatus.DONE: 0,
         InboxStatus.FAILED: 0,
+        InboxStatus.REFUSED: 0,
     }
 
 

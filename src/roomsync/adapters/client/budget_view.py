@@ -8,17 +8,18 @@ from datetime import UTC, date, datetime
 from rich.table import Table
 
 from roomsync.adapters.client.config import reserves_of
-from roomsync.adapters.client.quota import next_utc_midnight
-from roomsync.core.budget import BudgetSnapshot, Reserves
+from roomsync.core.budget import BudgetSnapshot, Reserves, budget_period, effective_quota
 from roomsync.core.catalog.types import Priority
 from roomsync.core.ports import BudgetStore
 from roomsync.settings import Settings
 
 __all__ = [
+    "BudgetPeriod",
     "BudgetView",
     "PriorityLine",
     "budget_for_today",
     "budget_view",
+    "current_period",
     "load_budget_view",
     "render_budget",
 ]
@@ -93,19 +94,31 @@ def load_budget_view(
     return budget_view(store.snapshot(property_id, day, quota), reserves, resets_at=resets_at)
 
 
-def budget_for_today(store: BudgetStore, settings: Settings, *, now: datetime | None = None) -> BudgetView:
-    """Today's (UTC) budget of the settings' property as the store holds it; sends no request.
+@dataclass(frozen=True)
+class BudgetPeriod:
+    day: date
+    """The period's key in the budget store."""
+    quota: int
+    resets_at: datetime
 
-    The reset shown is the next 00:00 UTC: without a request there is no server header to read.
-    """
+
+def current_period(
+    store: BudgetStore, property_id: str, configured_quota: int, now: datetime
+) -> BudgetPeriod:
+    """The budget period ``now`` is in, as the server last described it (limit and reset, kept in
+    the store by whichever process heard it), else as the settings say; sends no request."""
+    limits = store.server_limits(property_id)
+    day, resets_at = budget_period(now, limits.resets_at if limits else None)
+    return BudgetPeriod(day=day, quota=effective_quota(configured_quota, limits), resets_at=resets_at)
+
+
+def budget_for_today(store: BudgetStore, settings: Settings, *, now: datetime | None = None) -> BudgetView:
+    """The current budget of the settings' property as the store holds it; sends no request."""
     now = now or datetime.now(UTC)
+    pid = settings.effective_property_id
+    period = current_period(store, pid, settings.daily_quota, now)
     return load_budget_view(
-        store,
-        settings.effective_property_id,
-        now.astimezone(UTC).date(),
-        settings.daily_quota,
-        reserves_of(settings),
-        resets_at=next_utc_midnight(now),
+        store, pid, period.day, period.quota, reserves_of(settings), resets_at=period.resets_at
     )
 
 

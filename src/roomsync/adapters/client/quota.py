@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 from roomsync.adapters.client.errors import QuotaExhausted
-from roomsync.core.budget import BudgetSnapshot, Reserves
+from roomsync.core.budget import BudgetSnapshot, Reserves, budget_period, next_utc_midnight
 from roomsync.core.catalog.types import Priority
 from roomsync.core.ports import BudgetStore
 
@@ -17,12 +17,6 @@ Clock = Callable[[], datetime]
 # A reset header larger than this is a Unix time, not a number of seconds (some services send
 # the instant); 03-conventions says seconds, this keeps the other reading from meaning "31 years".
 _EPOCH_THRESHOLD = 1_000_000_000
-
-
-def next_utc_midnight(now: datetime) -> datetime:
-    """00:00 UTC after ``now``: when the quota resets if the server never said otherwise."""
-    today = now.astimezone(UTC).date()
-    return datetime.combine(today + timedelta(days=1), time(0), tzinfo=UTC)
 
 
 class UsageHeaders:
@@ -47,9 +41,11 @@ def _int_header(headers: Mapping[str, str], name: str) -> int | None:
 class QuotaGate:
     """Spends the budget of one property through a :class:`BudgetStore` and tracks the reset.
 
-    ``quota`` is the configured daily quota; once the server states its own limit, the smaller of
-    the two is the budget (the operator may keep roomsync below the licence; the server is the
-    truth about the licence).
+    ``quota`` is the configured daily quota; once the server states its own limit, that limit is
+    the budget (the server is the truth about the licence: a free licence's 100 wins over a
+    configured 1,500). The budget period ends at the server's reset instant
+    (``core.budget.budget_period``), never at this machine's own midnight. What the server said
+    is kept in the store, so every process (a restart, ``roomsync budget``) starts from it.
     """
 
     def __init__(
@@ -70,6 +66,10 @@ class QuotaGate:
         self._headers = headers
         self._clock = clock
         self._server_reset: datetime | None = None
+        known = store.server_limits(property_id)
+        if known is not None:
+            self._server_quota = known.quota
+            self._server_reset = known.resets_at
 
     @property
     def property_id(self) -> str:
@@ -81,19 +81,15 @@ class QuotaGate:
 
     @property
     def quota(self) -> int:
-        if self._server_quota is None:
-            return self._configured_quota
-        return min(self._configured_quota, self._server_quota)
+        return self._configured_quota if self._server_quota is None else self._server_quota
 
     def today(self) -> date:
-        return self._clock().astimezone(UTC).date()
+        """The key of the budget period now (the UTC date unless the server resets at another hour)."""
+        return budget_period(self._clock(), self._server_reset)[0]
 
     def resets_at(self) -> datetime:
-        """When the quota resets: the server's reset header if it told us, else next 00:00 UTC."""
-        now = self._clock()
-        if self._server_reset is not None and self._server_reset > now:
-            return self._server_reset
-        return next_utc_midnight(now)
+        """When the quota resets: the server's reset instant if it ever said one, else 00:00 UTC."""
+        return budget_period(self._clock(), self._server_reset)[1]
 
     def snapshot(self) -> BudgetSnapshot:
         return self._store.snapshot(self._property_id, self.today(), self.quota)
@@ -134,7 +130,9 @@ class QuotaGate:
         """The error for a 429 whose ``Retry-After`` runs to the reset: the server's day is spent."""
         resets_at = self._clock() + timedelta(seconds=wait)
         self._server_reset = resets_at
-        self._store.observe_server(self._property_id, self.today(), self.quota, self.quota)
+        self._store.observe_server(
+            self._property_id, self.today(), self.quota, self.quota, resets_at=resets_at
+        )
         return QuotaExhausted(
             f"{operation}: the service's daily quota is spent ({reason}); the quota resets at "
             f"{resets_at.isoformat(timespec='seconds')}, so the client does not sleep until then",
@@ -161,9 +159,18 @@ class QuotaGate:
             self._server_quota = limit
         if limit is not None and limit > 0 and remaining is not None:
             used = max(limit - remaining, 0)
-            self._store.observe_server(self._property_id, self.today(), self.quota, used)
+            self._store.observe_server(
+                self._property_id,
+                self.today(),
+                self.quota,
+                used,
+                server_quota=limit,
+                resets_at=self._server_reset,
+            )
 
     def observe_usage(self, used_calls: int, daily_quota: int) -> None:
         """Record the answer of ``GET /v1/Usage``."""
         self._server_quota = daily_quota
-        self._store.observe_server(self._property_id, self.today(), self.quota, used_calls)
+        self._store.observe_server(
+            self._property_id, self.today(), self.quota, used_calls, server_quota=daily_quota
+        )

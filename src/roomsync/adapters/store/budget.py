@@ -10,7 +10,7 @@ so however many processes spend at once, no more than the quota is ever granted.
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -18,7 +18,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from roomsync.adapters.store._sql import insert_for, read_tx, write_tx
 from roomsync.adapters.store.tables import BUDGET_DAY
-from roomsync.core.budget import BudgetSnapshot, Reserves
+from roomsync.core.budget import BudgetSnapshot, Reserves, ServerLimits
 from roomsync.core.catalog.types import Priority
 
 B = BUDGET_DAY.c
@@ -71,9 +71,22 @@ class SqlBudgetStore:
             conn.execute(sa.update(BUDGET_DAY).where(_key(property_id, day)).values({refused: refused + 1}))
             return None
 
-    def observe_server(self, property_id: str, day: date, quota: int, used: int) -> None:
+    def observe_server(
+        self,
+        property_id: str,
+        day: date,
+        quota: int,
+        used: int,
+        *,
+        server_quota: int | None = None,
+        resets_at: datetime | None = None,
+    ) -> None:
         with write_tx(self._engine) as conn:
-            row = _new_row(property_id, day, quota) | {"used_server": used}
+            row = _new_row(property_id, day, quota) | {
+                "used_server": used,
+                "server_quota": server_quota,
+                "server_resets_at": resets_at,
+            }
             stmt = insert_for(conn, BUDGET_DAY).values(row)
             conn.execute(
                 stmt.on_conflict_do_update(
@@ -85,9 +98,33 @@ class SqlBudgetStore:
                             (stmt.excluded.used_server > B.used_server, stmt.excluded.used_server),
                             else_=B.used_server,
                         ),
+                        # what the server said last stands until it says something else
+                        "server_quota": sa.func.coalesce(stmt.excluded.server_quota, B.server_quota),
+                        "server_resets_at": sa.func.coalesce(
+                            stmt.excluded.server_resets_at, B.server_resets_at
+                        ),
                     },
                 )
             )
+
+    def server_limits(self, property_id: str) -> ServerLimits | None:
+        query = (
+            sa.select(B.server_quota, B.server_resets_at)
+            .where(
+                B.property_id == property_id,
+                sa.or_(B.server_quota.is_not(None), B.server_resets_at.is_not(None)),
+            )
+            .order_by(B.day.desc())
+            .limit(1)
+        )
+        with read_tx(self._engine) as conn:
+            row = conn.execute(query).one_or_none()
+        if row is None:
+            return None
+        resets_at = row.server_resets_at
+        if resets_at is not None and resets_at.tzinfo is None:
+            resets_at = resets_at.replace(tzinfo=UTC)
+        return ServerLimits(quota=row.server_quota, resets_at=resets_at)
 
     def snapshot(self, property_id: str, day: date, quota: int) -> BudgetSnapshot:
         with read_tx(self._engine) as conn:
@@ -99,7 +136,8 @@ class SqlBudgetStore:
 def _new_row(property_id: str, day: date, quota: int) -> dict[str, Any]:
     counters = {_spent(p): 0 for p in Priority} | {_refused(p): 0 for p in Priority}
     key = {"property_id": property_id, "day": day}
-    return key | {"quota": quota, "used_local": 0, "used_server": 0} | counters
+    server = {"server_quota": None, "server_resets_at": None}
+    return key | {"quota": quota, "used_local": 0, "used_server": 0} | server | counters
 
 
 def _ensure_row(conn: Connection, property_id: str, day: date, quota: int) -> None:

@@ -48,10 +48,15 @@ class BudgetDayRow(StoreModel, table=True):
     __tablename__ = "budget_day"
     property_id: str = Field(primary_key=True)
     day: date = Field(primary_key=True)
-    """UTC day (the quota resets at 00:00 UTC)."""
+    """The budget period's key: the day before the server's reset instant ends it (the UTC date
+    when the quota resets at 00:00 UTC), ``roomsync.core.budget.budget_period``."""
     quota: int
     used_local: int = 0
     used_server: int = 0
+    server_quota: int | None = None
+    """The daily limit the server stated (usage headers, ``GET /v1/Usage``), if it did."""
+    server_resets_at: datetime | None = _utc(default=None, nullable=True)
+    """The reset instant the server stated, if it did."""
     spent_guest: int = 0
     spent_availability: int = 0
     spent_prices: int = 0

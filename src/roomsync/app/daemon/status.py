@@ -13,8 +13,8 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
+from roomsync.adapters.client.budget_view import current_period
 from roomsync.adapters.client.config import reserves_of
-from roomsync.adapters.client.quota import next_utc_midnight
 from roomsync.adapters.store import Store
 from roomsync.adapters.store.webhook_records import SqlWebhookRecords
 from roomsync.app.daemon.planning import PollPlan, plan_polling
@@ -174,8 +174,9 @@ def collect_status(
     """The property's status from the store; ``schedule`` when a daemon supplies its own."""
     pid = settings.effective_property_id
     reserves = reserves_of(settings)
-    resets = resets_at or next_utc_midnight(now)
-    snapshot = store.budget.snapshot(pid, now.date(), quota or settings.daily_quota)
+    period = current_period(store.budget, pid, settings.daily_quota, now)
+    resets = resets_at or period.resets_at
+    snapshot = store.budget.snapshot(pid, period.day, quota or period.quota)
     mapped, listings = _listing_rows(store, settings, drift or {})
     if schedule is None:
         plan = plan_polling(

@@ -351,7 +351,7 @@ class SyncEngine:
     def _max_price_reads(self) -> int:
         if self.options.price_reads_per_sync is not None:
             return self.options.price_reads_per_sync
-        return max(1, math.ceil(self.settings.daily_quota / 4))
+        return max(1, math.ceil(self.client.budget().quota / 4))  # the server's quota once it said one
 
     async def _mapping(self) -> Mapping:
         mapping = await asyncio.to_thread(self.store.mappings.load_mapping, self.property_id)
