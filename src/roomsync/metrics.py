@@ -17,6 +17,16 @@ REQUEST_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 SYNC_BUCKETS = (0.1, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
 
 
+RUN_KINDS = ("sync", "plan", "resync", "reconcile", "push_nights")
+RUN_RESULTS = ("ok", "ok_with_warnings", "partial", "failed", "no_budget")
+PRIORITIES = ("guest", "availability", "prices", "reconcile")
+
+
+def gauge_value(gauge: Gauge) -> float:
+    """The current value of one gauge series (prometheus-client keeps it private)."""
+    return float(gauge._value.get())
+
+
 class Metrics:
     """The metric families of one roomsync process."""
 
@@ -118,6 +128,27 @@ class Metrics:
             "Occupancy changes reported by the webhook bridge; several collapse into one targeted push.",
             ["property"], registry=r,
         )
+
+    def start_property(self, property_id: str) -> None:
+        """Create the property's counter series at 0, so a rate or an alert over them works from
+        the first scrape instead of when the first event happens."""
+        pid = property_id
+        for kind in RUN_KINDS:
+            for result in RUN_RESULTS:
+                self.sync_runs.labels(pid, kind, result)
+        for priority in PRIORITIES:
+            self.budget_refused.labels(pid, priority)
+        for counter in (
+            self.auth_failures,
+            self.operations_sent,
+            self.price_elements_sent,
+            self.drift_days,
+            self.targeted_push_changes,
+        ):
+            counter.labels(pid)
+        for result in RUN_RESULTS:
+            self.targeted_pushes.labels(pid, result)
+        self.refused_events.labels(pid).set(0)
 
     def metric_names(self) -> set[str]:
         """Every sample name this process can export (for the dashboard test)."""

@@ -113,6 +113,59 @@ def test_pause_and_resume_a_listing(daemon: DaemonProcess) -> None:
     assert not row["paused"]
 
 
+def sync_runs_total(daemon: DaemonProcess) -> dict[tuple[str, str], float]:
+    families = {family.name: family for family in text_string_to_metric_families(daemon.metrics_text())}
+    return {
+        (s.labels["kind"], s.labels["result"]): s.value
+        for s in families["roomsync_sync_runs"].samples
+        if s.name == "roomsync_sync_runs_total"
+    }
+
+
+def test_an_operators_mistake_is_refused_and_is_not_a_run(daemon: DaemonProcess) -> None:
+    """A resync naming a listing the mapping does not have, or dates outside the horizon, is the
+    operator's mistake: 400 with the reason, and no run recorded, no failure counted."""
+    runs_before = [run["id"] for run in daemon.status()["recent_runs"]]
+    counted_before = sync_runs_total(daemon)
+
+    unknown = daemon.admin("POST", "/resync", json={"listings": ["2001/99999999"]})
+    assert unknown.status_code == 400 and "2001/99999999" in unknown.json()["detail"]
+    outside = daemon.admin("POST", "/resync", json={"date_from": "2099-01-01", "date_to": "2099-01-05"})
+    assert outside.status_code == 400 and "horizon" in outside.json()["detail"]
+
+    assert [run["id"] for run in daemon.status()["recent_runs"]] == runs_before
+    counted = sync_runs_total(daemon)
+    assert counted.get(("resync", "failed"), 0) == counted_before.get(("resync", "failed"), 0)
+
+
+def test_every_mapped_listing_has_a_state_a_reason_and_a_staleness_series(daemon: DaemonProcess) -> None:
+    """Listings that never sync (41000005 is 'Undecided' on the channel) are visible: a state and a
+    reason in the status, a last-success series (0: never) and a paused-listings count."""
+    listings = {row["listing_id"]: row for row in daemon.status()["listings"]}
+    undecided = listings["41000005"]
+    assert undecided["state"] == "not_connected"
+    assert "Undecided" in (undecided["reason"] or "")
+    for row in listings.values():
+        assert row["state"] in {"syncing", "paused", "not_connected", "missing", "never_synced"}
+        assert row["state"] == "syncing" or row["reason"], row
+
+    families = {family.name: family for family in text_string_to_metric_families(daemon.metrics_text())}
+    last_success = {
+        s.labels["listing"]: s.value
+        for s in families["roomsync_listing_last_success_timestamp_seconds"].samples
+    }
+    mapped = {f"{row['account_id']}/{row['listing_id']}" for row in listings.values()}
+    assert set(last_success) == mapped
+    undecided_key = f"{undecided['account_id']}/41000005"
+    assert last_success[undecided_key] == 0.0
+    paused = {s.labels["reason"]: s.value for s in families["roomsync_paused_listings"].samples}
+    assert paused["not_connected"] >= 1
+
+    # counters exist at 0 before anything happened to them
+    counters = {s.name for family in families.values() for s in family.samples}
+    assert {"roomsync_auth_failures_total", "roomsync_budget_refused_total"} <= counters
+    assert ("reconcile", "failed") in sync_runs_total(daemon)
+
 def test_a_broken_delivery_is_kept_as_a_dead_letter_without_its_secrets(daemon: DaemonProcess) -> None:
     refused = daemon.http.post(
         f"{daemon.url}/webhooks/RentalChannel",
@@ -164,3 +217,4 @@ def test_nothing_answers_admin_when_no_token_is_configured(emulator: Emulator, t
         assert other.http.get(f"{other.url}/healthz").status_code == 200
     finally:
         assert other.stop() == 0
+

@@ -81,7 +81,7 @@ def listings_table(status: PropertyStatus) -> Table:
     for column in ("type", "kind", "state", "last sync", "result", "drift"):
         table.add_column(column)
     for row in status.listings:
-        state = f"paused: {_short(row.pause_reason)}" if row.paused else (row.sync_category or "-")
+        state = row.state if row.reason is None else f"{row.state}: {_short(row.reason)}"
         table.add_row(
             f"{row.account_id}/{row.listing_id}" + ("" if row.mapped else " (not mapped)"),
             str(row.room_type_id) if row.room_type_id is not None else "-",

@@ -15,9 +15,12 @@ from datetime import datetime
 from roomsync.adapters.client import RequestRecord
 from roomsync.adapters.store import Store
 from roomsync.adapters.store.webhook_records import SqlWebhookRecords
+from roomsync.app.daemon.status import SYNCED_RESULTS, listing_rows
+from roomsync.app.sync.engine import pause_label
 from roomsync.core.budget import BudgetSnapshot, Reserves
 from roomsync.core.catalog.types import Priority
-from roomsync.metrics import Metrics
+from roomsync.metrics import Metrics, gauge_value
+from roomsync.settings import Settings
 
 AUTH_STATUSES = frozenset({401, 403})
 
@@ -94,10 +97,25 @@ def set_store_gauges(metrics: Metrics, store: Store, property_id: str, now: date
     metrics.inbox_oldest_age.labels(property_id).set(age)
 
 
-def restore_listing_gauges(metrics: Metrics, store: Store, property_id: str) -> None:
-    """After a restart: each listing's last success as the store remembers it (else absent)."""
-    for state in store.listing_states.list_listing_states(property_id):
-        result = state.last_sync_result or ""
-        if state.last_synced_at is not None and result.startswith(("written", "unchanged")):
-            key = f"{state.listing.account_id}/{state.listing.listing_id}"
-            metrics.listing_last_success.labels(property_id, key).set(state.last_synced_at.timestamp())
+PAUSE_LABELS = ("not_connected", "missing", "unlinked", "suspend", "revoked", "other")
+
+
+def set_listing_gauges(metrics: Metrics, store: Store, settings: Settings) -> None:
+    """Every mapped listing, synced or not, from the store: its last success (0 when it never
+    succeeded, so a listing that never syncs is stale, and an alert can fire, instead of absent)
+    and the count of listings not being synced by reason."""
+    property_id = settings.effective_property_id
+    _, rows = listing_rows(store, settings, {})
+    not_synced: dict[str, int] = dict.fromkeys(PAUSE_LABELS, 0)
+    for row in rows:
+        if not row.mapped:
+            continue
+        key = f"{row.account_id}/{row.listing_id}"
+        succeeded = (row.last_sync_result or "").startswith(SYNCED_RESULTS) and row.last_synced_at
+        gauge = metrics.listing_last_success.labels(property_id, key)
+        if succeeded and row.last_synced_at is not None:
+            gauge.set(max(row.last_synced_at.timestamp(), gauge_value(gauge)))
+        if row.state != "syncing" and row.state != "never_synced":
+            not_synced[pause_label(row.reason or "")] += 1
+    for label, count in not_synced.items():
+        metrics.paused_listings.labels(property_id, label).set(count)

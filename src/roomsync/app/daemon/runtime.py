@@ -46,8 +46,8 @@ from roomsync.app.daemon.lock import DaemonLock
 from roomsync.app.daemon.observe import (
     GaugeState,
     RequestMeter,
-    restore_listing_gauges,
     set_budget_gauges,
+    set_listing_gauges,
     set_store_gauges,
 )
 from roomsync.app.daemon.planning import PollPlan, plan_polling
@@ -225,7 +225,8 @@ class Daemon:
                 clock=self.clock,
                 on_stored=self._worker.wake,
             )
-            await asyncio.to_thread(restore_listing_gauges, self.metrics, self.store, self.property_id)
+            self.metrics.start_property(self.property_id)
+            await asyncio.to_thread(set_listing_gauges, self.metrics, self.store, self.settings)
             self.replan()
         except BaseException:
             await self.close()
@@ -491,6 +492,7 @@ class Daemon:
         gate = self._clients[0].gate
         set_budget_gauges(self.metrics, self._gauges, gate.snapshot(), self.reserves)
         set_store_gauges(self.metrics, self.store, self.property_id, self.clock())
+        set_listing_gauges(self.metrics, self.store, self.settings)
 
     def job_statuses(self) -> list[JobStatus]:
         every = {

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from datetime import datetime
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -18,6 +19,7 @@ from roomsync.adapters.client.config import reserves_of
 from roomsync.adapters.store import Store
 from roomsync.adapters.store.webhook_records import SqlWebhookRecords
 from roomsync.app.daemon.planning import PollPlan, plan_polling
+from roomsync.app.sync.engine import pause_label, pause_reason
 from roomsync.core.catalog.types import Priority
 from roomsync.core.ports import ListingKey, ListingState
 from roomsync.settings import Settings
@@ -63,9 +65,30 @@ class BudgetStatus(BaseModel):
     refused: dict[str, int]
 
 
+SYNCED_RESULTS = ("written", "unchanged")
+
+
+def listing_state_of(state: ListingState, facts: dict[str, Any] | None) -> tuple[str, str | None]:
+    """Where a listing stands and why it is not being synced: ``syncing``, ``paused``,
+    ``not_connected``, ``missing`` (not among the channel's listings) or ``never_synced``."""
+    reason = pause_reason(state, facts)
+    if reason is not None:
+        label = pause_label(reason)
+        kind = label if label in ("not_connected", "missing") else "paused"
+        return kind, reason
+    if not (state.last_sync_result or "").startswith(SYNCED_RESULTS):
+        why = state.last_sync_result or "no sync has reached it yet"
+        return "never_synced", f"never synced successfully ({why})"
+    return "syncing", None
+
+
 class ListingStatusRow(BaseModel):
     account_id: str
     listing_id: str
+    state: str = Field(
+        "syncing", description="syncing, paused, not_connected, missing or never_synced."
+    )
+    reason: str | None = Field(None, description="Why the listing is not being synced, if it is not.")
     room_type_id: int | None = None
     kind: str | None = None
     mapped: bool = True
@@ -128,7 +151,7 @@ def schedule_from_plan(
     )
 
 
-def _listing_rows(
+def listing_rows(
     store: Store, settings: Settings, drift: dict[str, int]
 ) -> tuple[bool, list[ListingStatusRow]]:
     pid = settings.effective_property_id
@@ -137,10 +160,14 @@ def _listing_rows(
         (s.listing.account_id, s.listing.listing_id): s for s in store.listing_states.list_listing_states(pid)
     }
     rows: list[ListingStatusRow] = []
+    facts: dict[str, Any] = store.sync_memo.load(pid).get("listings", {})
 
     def row(state: ListingState, **extra: object) -> ListingStatusRow:
         key = f"{state.listing.account_id}/{state.listing.listing_id}"
+        where, why = listing_state_of(state, facts.get(key))
         return ListingStatusRow(
+            state=where,
+            reason=why,
             account_id=state.listing.account_id,
             listing_id=state.listing.listing_id,
             paused=state.paused,
@@ -177,7 +204,7 @@ def collect_status(
     period = current_period(store.budget, pid, settings.daily_quota, now)
     resets = resets_at or period.resets_at
     snapshot = store.budget.snapshot(pid, period.day, quota or period.quota)
-    mapped, listings = _listing_rows(store, settings, drift or {})
+    mapped, listings = listing_rows(store, settings, drift or {})
     if schedule is None:
         plan = plan_polling(
             settings,

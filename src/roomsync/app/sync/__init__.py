@@ -5,7 +5,7 @@ diff and compile, the writes, and what they leave in the store. docs/sync.md has
     report = await engine.sync_property()
 """
 
-from roomsync.app.sync.engine import NoMapping, ProgressHook, SyncEngine, SyncOptions
+from roomsync.app.sync.engine import NoMapping, ProgressHook, RequestRefused, SyncEngine, SyncOptions
 from roomsync.app.sync.memo import MemorySyncMemo, SyncMemo
 from roomsync.app.sync.report import (
     ListingOutcome,
@@ -23,6 +23,7 @@ __all__ = [
     "PricesOutcome",
     "PricesResult",
     "ProgressHook",
+    "RequestRefused",
     "SyncEngine",
     "SyncMemo",
     "SyncOptions",

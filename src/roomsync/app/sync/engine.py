@@ -73,6 +73,11 @@ class NoMapping(Exception):
     """The property has no mapping loaded; the message says how to load one."""
 
 
+class RequestRefused(ValueError):
+    """The caller asked for something that cannot be done (a listing not in the mapping, dates
+    outside the horizon): a mistake to correct, refused before any run is recorded or counted."""
+
+
 @dataclass(frozen=True)
 class SyncOptions:
     price_reads_per_sync: int | None = None
@@ -93,7 +98,7 @@ def pause_reason(state: ListingState, facts: dict[str, Any] | None) -> str | Non
     return None
 
 
-def _pause_label(reason: str) -> str:
+def pause_label(reason: str) -> str:
     """A bounded metric label for a pause reason."""
     for label in ("not connected", "not among", "unlinked", "suspend", "revoked"):
         if label in reason:
@@ -144,7 +149,11 @@ class SyncEngine:
         date_from: date | None = None,
         date_to: date | None = None,
     ) -> SyncReport:
-        """Re-read the channel of ``listings`` (all when None) over ``date_from..date_to``."""
+        """Re-read the channel of ``listings`` (all when None) over ``date_from..date_to``.
+
+        Raises :class:`RequestRefused` for a listing not in the mapping or dates outside the
+        horizon, before any run is recorded (an operator's mistake is not a failed sync)."""
+        await self._check_request(listings, (date_from, date_to))
 
         async def body(report: SyncReport) -> None:
             await self._full(
@@ -323,19 +332,28 @@ class SyncEngine:
         metrics.operations_sent.labels(pid).inc(report.operations)
         metrics.price_elements_sent.labels(pid).inc(report.price_elements_sent)
         finished = (report.finished_at or self.clock()).timestamp()
-        paused: Counter[str] = Counter()
-        for outcome in report.listings:
+        for outcome in report.listings:  # the listings not being synced are counted from the store
             if outcome.status in (ListingStatus.WRITTEN, ListingStatus.UNCHANGED):
                 metrics.listing_last_success.labels(pid, outcome.key).set(finished)
-            if outcome.status is ListingStatus.PAUSED:
-                paused[_pause_label(outcome.reason or "")] += 1
             if outcome.drift_days:
                 metrics.drift_days.labels(pid).inc(outcome.drift_days)
-        if report.kind != "push_nights":
-            for label in ("not_connected", "missing", "unlinked", "suspend", "revoked", "other"):
-                metrics.paused_listings.labels(pid, label).set(paused.get(label, 0))
 
     # --- a full run ------------------------------------------------------------------------------
+
+    async def _check_request(
+        self, listings: Collection[tuple[str, str]] | None, window: tuple[date | None, date | None]
+    ) -> None:
+        try:
+            self._horizon(window)
+        except ValueError as error:
+            raise RequestRefused(str(error)) from None
+        if listings:
+            mapping = await self._mapping()
+            unknown = sorted(set(listings) - {entry.key for entry in mapping.listings})
+            if unknown:
+                raise RequestRefused(
+                    "not in the mapping: " + ", ".join(f"{a}/{b}" for a, b in unknown)
+                )
 
     def _horizon(self, window: tuple[date | None, date | None] = (None, None)) -> list[date]:
         today = self.clock().date()
