@@ -50,6 +50,29 @@ def test_refused_credentials_are_named(emulator: Emulator, tmp_path: Path) -> No
     assert "refused the credentials of user 'demo'" in line and "not-the-password" not in result.stderr
 
 
+
+def test_a_wrong_password_is_refused_even_while_a_stored_token_is_valid(
+    emulator: Emulator, tmp_path: Path
+) -> None:
+    env = daemon_env(emulator.url, tmp_path / "data", free_port())
+    assert subprocess.run([*ROOMSYNC, "db", "upgrade"], env=env, capture_output=True, timeout=60).returncode == 0
+    stored = subprocess.run(
+        [*ROOMSYNC, "mappings", "suggest", "-o", str(tmp_path / "m.toml")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert stored.returncode == 0, stored.stderr  # a valid token is now in the database
+    env["ROOMSYNC_PASSWORD"] = "changed-since"
+    try:
+        result = serve(env)
+    except subprocess.TimeoutExpired:
+        pytest.fail("roomsync serve started with a wrong password because a stored token was still valid")
+    assert result.returncode == 1
+    line = last_line(result)
+    assert "refused the credentials of user 'demo'" in line and "changed-since" not in result.stderr
+
 def test_missing_credentials_and_mapping_are_named(emulator: Emulator, tmp_path: Path) -> None:
     env = daemon_env(emulator.url, tmp_path / "data", free_port())
     del env["ROOMSYNC_USERNAME"]

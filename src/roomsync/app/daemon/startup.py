@@ -6,8 +6,9 @@
    ``roomsync db upgrade``, unless ``--migrate``);
 3. the mapping: loaded (or ``mapping_file`` set, which is then loaded, checked against the PMS
    currency with one request);
-4. the credentials: one ``GET /v1/Usage`` (plus a token request when no token is stored), which also
-   tells the budget what the server has counted today.
+4. the credentials: one token request with the configured password, even when a stored token is
+   still valid (it would hide a password changed since), whose usage headers also tell the budget
+   what the server has counted today; with a static key, one ``GET /v1/Usage``.
 """
 
 from __future__ import annotations
@@ -94,8 +95,19 @@ async def check_mapping(settings: Settings, store: Store, client: ServiceClient)
 
 
 async def check_credentials(settings: Settings, client: ServiceClient) -> None:
-    """One ``GET /v1/Usage`` (and a token request if none is stored)."""
+    """One request that proves the configured credentials: a token request with the password
+    (a stored token that is still valid proves nothing about a password changed since; the new
+    token replaces it), or with a static key, ``GET /v1/Usage``."""
     try:
+        if settings.api_key is None:
+            await client.request_token(priority=Priority.AVAILABILITY)
+            snapshot = client.budget()
+            log.info(
+                "the service accepts the credentials; %d of %d requests used today",
+                snapshot.used,
+                snapshot.quota,
+            )
+            return
         usage = await client.refresh_usage(priority=Priority.AVAILABILITY)
     except AuthError as error:
         raise StartupError(str(error)) from None
