@@ -55,7 +55,8 @@ def test_a_wrong_password_is_refused_even_while_a_stored_token_is_valid(
     emulator: Emulator, tmp_path: Path
 ) -> None:
     env = daemon_env(emulator.url, tmp_path / "data", free_port())
-    assert subprocess.run([*ROOMSYNC, "db", "upgrade"], env=env, capture_output=True, timeout=60).returncode == 0
+    upgraded = subprocess.run([*ROOMSYNC, "db", "upgrade"], env=env, capture_output=True, timeout=60)
+    assert upgraded.returncode == 0
     stored = subprocess.run(
         [*ROOMSYNC, "mappings", "suggest", "-o", str(tmp_path / "m.toml")],
         env=env,
