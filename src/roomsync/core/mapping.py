@@ -8,6 +8,7 @@ naming the listing and the field.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from decimal import Decimal
 from typing import Annotated, Any
 
@@ -159,3 +160,49 @@ def _describe_location(data: dict[str, Any], loc: tuple[int | str, ...]) -> str:
         parts.append(str(part))
         node = node.get(part) if isinstance(node, dict) else None
     return ".".join(parts)
+
+
+def mapping_problems(
+    mapping: Mapping,
+    *,
+    pms_currency: str,
+    room_type_ids: Collection[int],
+    listings: Collection[tuple[str, str]],
+) -> list[str]:
+    """What in ``mapping`` the service does not have, one line per wrong entry (empty: none).
+
+    ``room_type_ids`` are the PMS's room types, ``listings`` the channel's (account, listing)
+    pairs; an account none of them belongs to is reported as such (not authorized, or mistyped).
+    """
+    problems: list[str] = []
+    if mapping.currency != pms_currency:
+        problems.append(
+            f"currency {mapping.currency} differs from the PMS currency {pms_currency}; "
+            "roomsync does not convert prices: map listings priced in the PMS currency"
+        )
+    types = set(room_type_ids)
+    known = set(listings)
+    accounts = {account for account, _ in known}
+    shown_types = ", ".join(str(t) for t in sorted(types)) or "none"
+    shown_accounts = ", ".join(sorted(accounts)) or "none"
+    for entry in mapping.listings:
+        where = f"listing {entry.account_id}/{entry.listing_id}"
+        if entry.account_id not in accounts:
+            problems.append(
+                f"{where}: account {entry.account_id} is not among the channel's authorized accounts "
+                f"({shown_accounts})"
+            )
+        elif entry.key not in known:
+            problems.append(f"{where}: the channel has no such listing under account {entry.account_id}")
+        if entry.room_type_id not in types:
+            problems.append(
+                f"{where}: room type {entry.room_type_id} does not exist in the PMS "
+                f"(room types: {shown_types})"
+            )
+    for push in mapping.connected:
+        if push.room_type_id not in types:
+            problems.append(
+                f"[[connected]] room type {push.room_type_id} does not exist in the PMS "
+                f"(room types: {shown_types})"
+            )
+    return problems

@@ -12,8 +12,8 @@ from roomsync.adapters.client import ServiceClient, ServiceError
 from roomsync.adapters.store import display_url, open_store
 from roomsync.app.cli_support import EXIT_FAILURE, fail, settings_or_exit
 from roomsync.app.commands.sync import engine_errors
+from roomsync.app.sync.mapping_checks import check_against_service, read_service_facts
 from roomsync.app.sync.mapping_io import (
-    check_currency,
     parse_mapping_toml,
     read_for_suggestion,
     read_pms_currency,
@@ -27,7 +27,8 @@ app = typer.Typer(help="The mapping of PMS room types to channel listings.", no_
 
 @app.command("load")
 def load(file: Path = typer.Argument(..., help="The TOML mapping (config/mapping.example.toml).")) -> None:
-    """Validate FILE, check its currency against the PMS (one request) and make it the mapping."""
+    """Validate FILE, check every room type, account, listing and the currency against the
+    service (two requests) and make it the mapping; a wrong entry refuses the whole file."""
     settings = settings_or_exit()
     try:
         text = file.read_text()
@@ -43,12 +44,12 @@ def load(file: Path = typer.Argument(..., help="The TOML mapping (config/mapping
         try:
             client = ServiceClient(settings, budget_store=store.budget, token_store=store.tokens)
             try:
-                currency = await read_pms_currency(client, datetime.now(UTC).date())
+                facts = await read_service_facts(client, datetime.now(UTC).date())
             finally:
                 await client.aclose()
-            check_currency(mapping, currency, str(file))
+            check_against_service(mapping, facts, str(file))
             store.mappings.replace_mapping(settings.effective_property_id, mapping)
-            return currency
+            return facts.currency
         finally:
             store.close()
 
@@ -58,7 +59,7 @@ def load(file: Path = typer.Argument(..., help="The TOML mapping (config/mapping
         except MappingError as error:
             raise fail(str(error)) from None
         except ServiceError as error:
-            raise fail(f"cannot read the PMS currency: {error}", EXIT_FAILURE) from None
+            raise fail(f"cannot check the mapping against the service: {error}", EXIT_FAILURE) from None
     typer.echo(
         f"loaded {len(mapping.listings)} listings and {len(mapping.connected)} connected room types "
         f"(currency {currency}) into {display_url(settings.effective_database_url)} "
@@ -68,10 +69,13 @@ def load(file: Path = typer.Argument(..., help="The TOML mapping (config/mapping
 
 @app.command("suggest")
 def suggest_command(
-    currency: str | None = typer.Option(None, help="The PMS currency to write (default: a placeholder)."),
+    currency: str | None = typer.Option(
+        None, help="The currency to write (default: the one the PMS prices in, read with one request)."
+    ),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the TOML here instead of stdout."),
 ) -> None:
-    """Print a starting mapping: listings matched to room types by name (two requests)."""
+    """Print a starting mapping: listings matched to room types by name, in the PMS's currency
+    (three requests; two with --currency)."""
     settings = settings_or_exit()
     if currency is not None and (len(currency) != 3 or not currency.isalpha()):
         raise fail(f"--currency {currency!r}: a three-letter code such as EUR")
@@ -82,15 +86,20 @@ def suggest_command(
             client = ServiceClient(settings, budget_store=store.budget, token_store=store.tokens)
             try:
                 listings, room_types = await read_for_suggestion(client)
+                chosen = currency.upper() if currency else None
+                if chosen is None:
+                    chosen = await read_pms_currency(client, datetime.now(UTC).date())
             finally:
                 await client.aclose()
         finally:
             store.close()
-        return render_toml(suggest(listings, room_types), room_types, currency.upper() if currency else None)
+        return render_toml(suggest(listings, room_types), room_types, chosen)
 
     with engine_errors(settings):
         try:
             text = asyncio.run(go())
+        except MappingError as error:
+            raise fail(str(error), EXIT_FAILURE) from None
         except ServiceError as error:
             raise fail(f"cannot read the listings and rooms: {error}", EXIT_FAILURE) from None
     if output is None:

@@ -97,7 +97,7 @@ def set_store_gauges(metrics: Metrics, store: Store, property_id: str, now: date
     metrics.inbox_oldest_age.labels(property_id).set(age)
 
 
-PAUSE_LABELS = ("not_connected", "missing", "unlinked", "suspend", "revoked", "other")
+PAUSE_LABELS = ("not_connected", "missing", "room_type_missing", "unlinked", "suspend", "revoked", "other")
 
 
 def set_listing_gauges(metrics: Metrics, store: Store, settings: Settings) -> None:

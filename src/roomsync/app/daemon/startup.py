@@ -4,8 +4,8 @@
    authentication settings consistent;
 2. the database: reachable and at the newest schema (pending migrations: refuse, naming
    ``roomsync db upgrade``, unless ``--migrate``);
-3. the mapping: loaded (or ``mapping_file`` set, which is then loaded, checked against the PMS
-   currency with one request);
+3. the mapping: loaded (or ``mapping_file`` set, which is then loaded, checked against the
+   service's room types, accounts, listings and currency with two requests);
 4. the credentials: one token request with the configured password, even when a stored token is
    still valid (it would hide a password changed since), whose usage headers also tell the budget
    what the server has counted today; with a static key, one ``GET /v1/Usage``.
@@ -26,7 +26,8 @@ from roomsync.adapters.client import (
 )
 from roomsync.adapters.store import SchemaNotCurrent, Store, StoreUrlError, display_url, open_store
 from roomsync.adapters.webhooks import WebhookAuth, WebhookAuthConfigError
-from roomsync.app.sync.mapping_io import check_currency, parse_mapping_toml, read_pms_currency
+from roomsync.app.sync.mapping_checks import check_against_service, read_service_facts
+from roomsync.app.sync.mapping_io import parse_mapping_toml
 from roomsync.core.catalog.types import Priority
 from roomsync.core.mapping import MappingError
 from roomsync.settings import Settings
@@ -78,12 +79,13 @@ async def check_mapping(settings: Settings, store: Store, client: ServiceClient)
             raise StartupError(f"mapping_file {source}: {error.strerror or error}") from None
         try:
             mapping = parse_mapping_toml(text, source)
-            currency = await read_pms_currency(client, client.gate.today())
-            check_currency(mapping, currency, source)
-        except MappingError as error:
-            raise StartupError(str(error)) from None
+            facts = await read_service_facts(client, client.gate.today())
+            check_against_service(mapping, facts, source)
+        except MappingError as error:  # start-up errors are one line: the entries joined
+            raise StartupError(str(error).replace("\n  ", "; ")) from None
         except ServiceError as error:
-            raise StartupError(f"mapping_file {source}: cannot read the PMS currency: {error}") from None
+            why = f"mapping_file {source}: cannot check it against the service: {error}"
+            raise StartupError(why) from None
         store.mappings.replace_mapping(pid, mapping)
         log.info("loaded the mapping %s: %d listings", source, len(mapping.listings))
         return

@@ -29,7 +29,7 @@ import math
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -87,6 +87,15 @@ class SyncOptions:
     """Requests in flight at once (price windows, listings)."""
 
 
+ROOM_TYPE_GONE = "room type {id} is not in the PMS any more"
+"""The pause reason of a listing whose room type the PMS no longer has; lifted by itself when the
+room type is back (a mistyped mapping is refused at load; this is the room type deleted later)."""
+
+
+def room_type_gone(reason: str | None) -> bool:
+    return reason is not None and reason.startswith("room type ") and "not in the PMS any more" in reason
+
+
 def pause_reason(state: ListingState, facts: dict[str, Any] | None) -> str | None:
     """Why a listing must not be synced, or None."""
     if state.paused:
@@ -100,6 +109,8 @@ def pause_reason(state: ListingState, facts: dict[str, Any] | None) -> str | Non
 
 def pause_label(reason: str) -> str:
     """A bounded metric label for a pause reason."""
+    if room_type_gone(reason):
+        return "room_type_missing"
     for label in ("not connected", "not among", "unlinked", "suspend", "revoked"):
         if label in reason:
             return label.replace(" ", "_").replace("not_among", "missing")
@@ -543,6 +554,8 @@ class SyncEngine:
         total = len(listings)
         self.progress("listings", 0, total)
 
+        await self._pause_for_missing_room_types(listings, facts, states, dry_run=run.dry_run)
+
         async def one(entry: ListingMapping) -> ListingOutcome:
             nonlocal done
             key_text = f"{entry.account_id}/{entry.listing_id}"
@@ -588,6 +601,36 @@ class SyncEngine:
         except BaseExceptionGroup as failed:  # a crash of one listing stops the run; report it as is
             raise failed.exceptions[0] from None
         return [task.result() for task in tasks]
+
+    async def _pause_for_missing_room_types(
+        self,
+        listings: Sequence[ListingMapping],
+        facts: PmsFacts,
+        states: dict[tuple[str, str], ListingState],
+        *,
+        dry_run: bool,
+    ) -> None:
+        """A listing whose room type has no room in the PMS any more is paused with the reason,
+        never written (its rooms would read as "none free": a whole horizon closed by a typo or a
+        renovation); the pause lifts itself when the room type is back."""
+        present = set(facts.free_rooms)
+        for entry in listings:
+            state = states[entry.key]
+            missing = entry.room_type_id not in present
+            if missing and not state.paused:
+                reason = ROOM_TYPE_GONE.format(id=entry.room_type_id)
+                log.warning("listing %s/%s paused: %s", entry.account_id, entry.listing_id, reason)
+                state = replace(state, paused=True, pause_reason=reason)
+            elif not missing and state.paused and room_type_gone(state.pause_reason):
+                log.info("listing %s/%s resumed: room type %d is back", *entry.key, entry.room_type_id)
+                state = replace(state, paused=False, pause_reason=None)
+            else:
+                continue
+            states[entry.key] = state
+            if not dry_run:
+                await asyncio.to_thread(
+                    self.store.listing_states.set_paused, state.listing, state.paused, state.pause_reason
+                )
 
     # --- the overbooking guard's push ----------------------------------------------------------
 
