@@ -208,7 +208,22 @@ def run_day(day: Day, advance_to: Callable[[float], None]) -> None:
         time.sleep(0.05)  # pacing the emulated clock, not waiting for the daemon
 
 
-def test_a_day_of_roomsync_serve_against_the_emulator(tmp_path: Path) -> None:
+FAULTS: dict[str, Any] = {
+    "errorRate": 0.20,
+    "errorStatuses": [500, 502, 504],
+    "dropRate": 0.05,
+    "slowRate": 0.05,
+    "slowMs": 1500,
+    "throttleNext": 3,
+    "throttleRetryAfter": 1,
+}
+"""30 % of the requests fail one way or another: 500/502/504, dropped connections, answers slower
+than the daemon's read timeout (1 s here), and a few 429s asking for a short wait. With them, the
+day must end as the calm one does: converged, every guest booking in the PMS once, within quota."""
+
+
+@pytest.mark.parametrize("faults", [None, FAULTS], ids=["calm", "faulty"])
+def test_a_day_of_roomsync_serve_against_the_emulator(tmp_path: Path, faults: dict[str, Any] | None) -> None:
     with emulator_at_start_of_today() as emulator:
         start = emulator.state.clock.now()
         today = start.date()
@@ -228,6 +243,7 @@ def test_a_day_of_roomsync_serve_against_the_emulator(tmp_path: Path) -> None:
             log_format="json",
             reconcile_interval_seconds="28800",
             schedule_jitter_seconds="0",
+            read_timeout="1.0",
         )
         daemon = start_daemon(env, tmp_path / "daemon.log", "--migrate")
         try:
@@ -236,6 +252,8 @@ def test_a_day_of_roomsync_serve_against_the_emulator(tmp_path: Path) -> None:
             # never reach the log)
             emulator.post("/webhooks/receiver", {"url": f"{daemon.url}/webhooks/RentalChannel"})
             wait_until(lambda: daemon.job("prices")["last_result"] == "ok", 60, "the first full sync")
+            if faults is not None:  # the whole day runs against a failing service (a cold first sync
+                emulator.post("/faults", faults)  # under faults: tests/app/sync/test_sync_under_faults)
             day = Day(emulator, today, [], [], {})
             run_day(day, advance_to)
             last_change = datetime.now(UTC)
@@ -317,7 +335,8 @@ def test_a_day_of_roomsync_serve_against_the_emulator(tmp_path: Path) -> None:
             received = log["total"]
             assert counted_before <= received <= counted_after + 8  # a few may be in flight
             assert received <= QUOTA
-            assert "429" not in {str(status_code) for status_code in log["byStatus"]}
+            throttled = sum(n for key, n in log["byStatus"].items() if key.endswith(" 429"))
+            assert throttled == (0 if faults is None else faults["throttleNext"])  # only the injected
             assert emulator.state.quota.used <= QUOTA
         finally:
             exit_status = daemon.stop()

@@ -121,7 +121,8 @@ class BaseClient:
     ``transport`` is injected (tests, proxies); the default is ``httpx.AsyncHTTPTransport(retries=0)``
     because every retry must pass through the budget. ``sleep`` and ``retry`` make the waits
     injectable, ``clock`` the time (UTC, aware), ``on_request`` receives a :class:`RequestRecord`
-    per HTTP request.
+    per HTTP request. ``gate`` shares one property's quota gate between the clients of a process,
+    so what any of them hears of the server's limit and reset, all of them plan with.
     """
 
     def __init__(
@@ -137,6 +138,7 @@ class BaseClient:
         on_request: RequestHook = ignore_record,
         clock: Clock = utc_now,
         sleep: Sleep = asyncio.sleep,
+        gate: QuotaGate | None = None,
     ) -> None:
         self._settings = settings
         self._format = settings.payload_format
@@ -149,7 +151,7 @@ class BaseClient:
         self.property_id = settings.effective_property_id
         self.requests_sent = Sent()
         """Every HTTP request sent, by operation name (retries, renewals and lookups included)."""
-        self._gate = QuotaGate(
+        self._gate = gate or QuotaGate(
             budget_store,
             self.property_id,
             quota=settings.daily_quota,

@@ -185,6 +185,7 @@ class Daemon:
             token_store=self.store.tokens,
             on_request=self.meter,
             clock=self.clock,
+            gate=self._clients[0].gate if self._clients else None,  # one view of the server's quota
         )
         self._clients.append(client)
         return client
