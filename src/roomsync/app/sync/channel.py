@@ -1,10 +1,13 @@
 """One listing of one run: desired vs current, compiled, sent, recorded.
 
 The current calendar is the ledger (no request) on an incremental sync; it is the channel itself,
-read with ONE ``POST Inventory`` over the window, on a listing's first sync (nothing recorded
-yet), on ``resync`` and on ``reconcile``. The difference becomes one ``PUT Inventory`` per
-listing (more only when the changed dates exceed ``max_dates_per_request``), at the
-``AVAILABILITY`` priority when it changes availability or a count, else at ``PRICES``.
+read with ONE ``POST Inventory`` over the window, on ``resync`` and on ``reconcile``, where drift
+is the question. A listing the ledger does not know at all (its first sync) is not read: its
+desired calendar is written whole, every managed group of every night as maximal runs, so a cold
+start costs one ``PUT`` per listing instead of a read and a ``PUT``; the ledger then knows it.
+The difference becomes one ``PUT Inventory`` per listing (more only when the changed dates exceed
+``max_dates_per_request``), at the ``AVAILABILITY`` priority when it changes availability or a
+count, else at ``PRICES``.
 
 The ledger is written only after the channel confirmed a request, in one transaction per
 request. A crash between the two leaves the ledger stale: the next sync compiles the same
@@ -22,7 +25,7 @@ from datetime import date, datetime, timedelta
 
 from roomsync.adapters.client import QuotaExhausted, ServiceClient, ServiceError
 from roomsync.adapters.store import Store
-from roomsync.app.sync.desired import engine_kind, listing_desired
+from roomsync.app.sync.desired import engine_kind, listing_desired, restriction_rule
 from roomsync.app.sync.ledger import calendar_from_ledger, ledger_days
 from roomsync.app.sync.pms import PmsFacts
 from roomsync.app.sync.report import ListingOutcome, ListingStatus
@@ -30,7 +33,15 @@ from roomsync.core.api.channel import InventoryQuery
 from roomsync.core.catalog.types import Priority
 from roomsync.core.mapping import ListingMapping
 from roomsync.core.ports import ListingKey, ListingState
-from roomsync.core.sync import DayState, apply_operations, compile_operations
+from roomsync.core.sync import (
+    DayState,
+    Field,
+    apply_operations,
+    compile_operations,
+    groups_of,
+    operations_from_diff,
+    whole_calendar,
+)
 from roomsync.core.sync.convert import calendar_from_inventory, inventory_update
 
 Clock = Callable[[], datetime]
@@ -126,11 +137,12 @@ async def _sync(
     entries = await asyncio.to_thread(run.store.calendar.read_days, key, run.first, run.last)
     wanted = set(run.nights)
     ledger = {day: state for day, state in calendar_from_ledger(entries).items() if day in wanted}
-    from_channel = run.read_channel or not ledger
-    if from_channel and run.require_ledger:
+    if not ledger and not run.read_channel and run.require_ledger:
         outcome.status = ListingStatus.SKIPPED
-        outcome.reason = "not synced yet: the next full sync reads its calendar"
+        outcome.reason = "not synced yet: the next full sync writes its calendar"
         return
+    from_channel = run.read_channel
+    unknown = not ledger and not from_channel  # never synced: written whole, not read first
     if from_channel:
         inventory = await run.client.read_inventory(
             InventoryQuery(
@@ -144,7 +156,10 @@ async def _sync(
         read_at = run.clock()
         current = {day: state for day, state in calendar_from_inventory(inventory).items() if day in wanted}
         outcome.read_channel = True
-        outcome.drift_days = sum(1 for day, state in ledger.items() if current.get(day) != state)
+        managed = _managed_groups(listing)
+        outcome.drift_days = sum(
+            1 for day, state in ledger.items() if _drifted(state, current.get(day), managed)
+        )
     else:
         current = ledger
     desired = listing_desired(
@@ -158,9 +173,14 @@ async def _sync(
         current=current,
         count_cap=count_cap,
     )
-    requests = compile_operations(
-        engine_kind(listing.kind), desired, current, max_dates_per_request=run.max_dates_per_request
-    )
+    kind = engine_kind(listing.kind)
+    if unknown:
+        groups = _managed_groups(listing)  # unmanaged restrictions: the host's own stay untouched
+        requests = operations_from_diff(whole_calendar(desired, groups), run.max_dates_per_request)
+    else:
+        requests = compile_operations(
+            kind, desired, current, max_dates_per_request=run.max_dates_per_request
+        )
     outcome.requests = requests
     outcome.operations = sum(len(request.operations) for request in requests)
     outcome.days_changed = len(
@@ -187,14 +207,36 @@ async def _sync(
         )
         confirmed_at = run.clock()
         applied = apply_operations(applied, request.operations)
-        if from_channel and index == 0:
-            days: Collection[date] = applied  # the read plus this write: the whole window's baseline
+        if (from_channel or unknown) and index == 0:
+            days: Collection[date] = applied  # the read (or nothing) plus this write: the baseline
         else:
             days = {d for op in request.operations for d in _days(op.date_from, op.date_to)}
         await asyncio.to_thread(
             run.store.calendar.record_confirmed, key, ledger_days(applied, days), confirmed_at
         )
     outcome.status = ListingStatus.WRITTEN
+
+
+def _managed_groups(listing: ListingMapping) -> list[Field]:
+    """The field groups roomsync writes for ``listing``: restrictions only when the mapping sets some."""
+    groups: list[Field] = [g for g in groups_of(engine_kind(listing.kind)) if g is not Field.RESTRICTIONS]
+    if restriction_rule(listing.restrictions) is not None:
+        groups.append(Field.RESTRICTIONS)
+    return groups
+
+
+def _drifted(recorded: DayState, channel: DayState | None, groups: Collection[Field]) -> bool:
+    """Whether the channel changed a day behind roomsync's back, in a group roomsync writes (a
+    price the ledger never set is not drift: roomsync did not say it)."""
+    if channel is None:
+        return True
+    for group in groups:
+        mine = recorded.value_of(group)
+        if group is Field.PRICE and mine is None:
+            continue
+        if mine != channel.value_of(group):
+            return True
+    return False
 
 
 RECORD_UNCHANGED_EVERY = timedelta(hours=1)

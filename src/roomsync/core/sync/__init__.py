@@ -44,7 +44,7 @@ from roomsync.core.sync.desired import (
     free_rooms_per_night,
     horizon,
 )
-from roomsync.core.sync.diff import DiffField, DiffItem, DiffOperation, diff_calendar
+from roomsync.core.sync.diff import DiffField, DiffItem, DiffOperation, diff_calendar, whole_calendar
 from roomsync.core.sync.plans import (
     MAX_PRICE_ELEMENT_SPAN_DAYS,
     InventoryRequestPlan,
@@ -92,4 +92,5 @@ __all__ = [
     "groups_of",
     "horizon",
     "operations_from_diff",
+    "whole_calendar",
 ]

@@ -13,6 +13,7 @@ does not manage (``count``/``price`` of ``None``) never produce an item.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import date
 from enum import StrEnum
 from typing import NamedTuple
@@ -61,4 +62,18 @@ def diff_calendar(desired: Calendar, current: Calendar) -> tuple[DiffItem, ...]:
             new, old = want.value_of(group), have.value_of(group)
             if new != old:
                 items.append(DiffItem(operation, DiffField(day, group), old, new))
+    return tuple(items)
+
+
+def whole_calendar(desired: Calendar, groups: Collection[Field]) -> tuple[DiffItem, ...]:
+    """Every value of ``desired`` in ``groups`` as an item, whatever the channel may hold: the
+    diff of a listing whose channel state is not known (its first sync writes it whole instead of
+    reading it first). A group a day does not manage (no count, no price) is still left out."""
+    items: list[DiffItem] = []
+    for day in sorted(desired):
+        want = desired[day]
+        for group in _GROUPS:
+            if group in groups and want.manages(group):
+                old = BLANK_DAY.value_of(group)
+                items.append(DiffItem(DiffOperation.ADD, DiffField(day, group), old, want.value_of(group)))
     return tuple(items)
