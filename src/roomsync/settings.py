@@ -116,8 +116,10 @@ class Settings(BaseSettings):
     webhook_secret: SecretStr | None = Field(
         None, description="HMAC secret of signed webhook deliveries (never shown)."
     )
-    webhook_require_signature: bool = Field(
-        False, description="Refuse webhook deliveries that are not signed with webhook_secret."
+    webhook_require_signature: bool | None = Field(
+        None,
+        description="Refuse webhook deliveries not signed with webhook_secret. Unset: required "
+        "whenever webhook_secret is set; false accepts unsigned deliveries (said at start).",
     )
     webhook_token: SecretStr | None = Field(
         None,

@@ -9,12 +9,18 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 
 SIGNATURE_HEADER = "X-Webhook-Signature"
 WEBHOOK_ID_HEADER = "X-Webhook-Id"
 DEFAULT_TOLERANCE_SECONDS = 300
+MAX_HEADER_LENGTH = 1024
+"""A signature header longer than this is malformed (a real one is ~80 characters; a few v1 keys
+during a secret rotation fit easily)."""
+_TIMESTAMP = re.compile(r"[0-9]{1,12}")
+_DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
 def signature_digest(secret: str, timestamp: int, body: bytes) -> str:
@@ -53,24 +59,26 @@ def verify(
     """Check a delivery's signature header against ``body`` at time ``now``."""
     if not header:
         return SignatureCheck(SignatureProblem.MISSING)
+    if len(header) > MAX_HEADER_LENGTH or not header.isascii():
+        return SignatureCheck(SignatureProblem.MALFORMED)
     parts: dict[str, list[str]] = {}
     for item in header.split(","):
         key, sep, value = item.strip().partition("=")
         if not sep:
             return SignatureCheck(SignatureProblem.MALFORMED)
         parts.setdefault(key, []).append(value)
-    try:
-        timestamp = int(parts["t"][0])
-    except (KeyError, ValueError):
+    stamps = parts.get("t", [])
+    if len(stamps) != 1 or not _TIMESTAMP.fullmatch(stamps[0]):
         return SignatureCheck(SignatureProblem.MALFORMED)
+    timestamp = int(stamps[0])
     candidates = parts.get("v1")
-    if not candidates:
+    if not candidates or not all(_DIGEST.fullmatch(candidate) for candidate in candidates):
         return SignatureCheck(SignatureProblem.MALFORMED)
     if abs(now - timestamp) > tolerance:
         return SignatureCheck(SignatureProblem.STALE)
-    expected = signature_digest(secret, timestamp, body)
-    # Every candidate is compared (no early exit) so timing reveals nothing about which failed.
+    expected = signature_digest(secret, timestamp, body).encode("ascii")
+    # Bytes compared, every candidate (no early exit): timing reveals nothing about which failed.
     matched = False
     for candidate in candidates:
-        matched |= hmac.compare_digest(expected, candidate)
+        matched |= hmac.compare_digest(expected, candidate.encode("ascii"))
     return SignatureCheck(None if matched else SignatureProblem.MISMATCH)

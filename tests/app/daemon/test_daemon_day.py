@@ -244,12 +244,14 @@ def test_a_day_of_roomsync_serve_against_the_emulator(tmp_path: Path, faults: di
             reconcile_interval_seconds="28800",
             schedule_jitter_seconds="0",
             read_timeout="1.0",
+            # the emulator signs with its own clock, hours ahead of the receiver's: this test
+            # says explicitly that it accepts unsigned deliveries (the secret stays configured)
+            webhook_require_signature="false",
         )
         daemon = start_daemon(env, tmp_path / "daemon.log", "--migrate")
         try:
-            # unsigned deliveries: the emulator signs with its own (far from real) clock, which the
-            # receiver's 5-minute tolerance would refuse; the secret is still configured (and must
-            # never reach the log)
+            # unsigned deliveries (webhook_require_signature=false above); the secret must still
+            # never reach the log
             emulator.post("/webhooks/receiver", {"url": f"{daemon.url}/webhooks/RentalChannel"})
             wait_until(lambda: daemon.job("prices")["last_result"] == "ok", 60, "the first full sync")
             if faults is not None:  # the whole day runs against a failing service (a cold first sync

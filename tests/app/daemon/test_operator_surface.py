@@ -9,12 +9,14 @@ run directly when none does.
 from __future__ import annotations
 
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from daemon_harness import (
     ROOMSYNC,
+    WEBHOOK_SECRET,
     DaemonProcess,
     Emulator,
     daemon_env,
@@ -25,6 +27,7 @@ from daemon_harness import (
 )
 from prometheus_client.parser import text_string_to_metric_families
 
+from roomsync.core.webhook_signature import SIGNATURE_HEADER, sign
 from roomsync.metrics import Metrics
 
 
@@ -166,11 +169,17 @@ def test_every_mapped_listing_has_a_state_a_reason_and_a_staleness_series(daemon
     assert {"roomsync_auth_failures_total", "roomsync_budget_refused_total"} <= counters
     assert ("reconcile", "failed") in sync_runs_total(daemon)
 
+
 def test_a_broken_delivery_is_kept_as_a_dead_letter_without_its_secrets(daemon: DaemonProcess) -> None:
+    body = b'{"action": "NoSuchAction"}'
     refused = daemon.http.post(
         f"{daemon.url}/webhooks/RentalChannel",
-        content=b'{"action": "NoSuchAction"}',
-        headers={"Content-Type": "application/json", "Authorization": "Bearer s3cr3t-value"},
+        content=body,
+        headers={
+            "Content-Type": "application/json",
+            "Authorization": "Bearer s3cr3t-value",
+            SIGNATURE_HEADER: sign(WEBHOOK_SECRET, int(time.time()), body),  # it authenticated
+        },
     )
     assert refused.status_code == 400
     letters = daemon.admin("GET", "/dead-letters", params={"limit": 5}).json()

@@ -1,9 +1,10 @@
 """Who may deliver webhooks: the HMAC signature of 03-conventions and/or a shared token.
 
-* ``webhook_secret`` set: a delivery that carries ``X-Webhook-Signature`` must carry a valid one
+* ``webhook_secret`` set: every delivery must carry a valid ``X-Webhook-Signature``
   (``t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">``, at most 300 s off the
-  receiver's clock, compared in constant time by ``roomsync.core.webhook_signature.verify``).
-  With ``webhook_require_signature`` an unsigned delivery is refused too.
+  receiver's clock, compared as bytes in constant time by ``roomsync.core.webhook_signature``);
+  only an explicit ``webhook_require_signature = false`` lets unsigned deliveries through (a
+  signed one must still be valid), and the daemon says so when it starts.
 * ``webhook_token`` set: every delivery must carry it in ``webhook_token_header``, compared with
   ``hmac.compare_digest``.
 
@@ -41,9 +42,25 @@ class WebhookAuth:
             raise WebhookAuthConfigError(
                 "webhook_require_signature is true but webhook_secret is not set: no delivery could pass"
             )
-        return cls(
-            secret or None, settings.webhook_require_signature, token or None, settings.webhook_token_header
-        )
+        chosen = settings.webhook_require_signature
+        require = bool(secret) if chosen is None else chosen  # a secret set means signatures required
+        return cls(secret or None, require, token or None, settings.webhook_token_header)
+
+    def describe(self) -> str:
+        """Which authentication the receiver enforces, for the start-up log (no secret in it)."""
+        parts = []
+        if self.secret is not None and self.require_signature:
+            parts.append(f"signatures required (HMAC-SHA256, {self.tolerance} s tolerance)")
+        elif self.secret is not None:
+            parts.append(
+                "signatures checked when present, unsigned deliveries are accepted "
+                "(webhook_require_signature = false)"
+            )
+        if self.token is not None:
+            parts.append(f"the shared token required in {self.token_header}")
+        if not parts:
+            return "NO authentication: set webhook_secret (or webhook_token) before exposing the receiver"
+        return "; ".join(parts)
 
     def refusal(self, headers: Mapping[str, str], body: bytes, now: datetime) -> str | None:
         """Why the delivery is refused, or None when it may pass. ``headers`` look-ups are

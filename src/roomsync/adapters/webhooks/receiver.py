@@ -177,11 +177,20 @@ class WebhookReceiver:
         except Exception as error:  # the catch-all: never a 500, never silence
             log.exception("webhook could not be received")
             self.metrics.webhooks.labels("unknown", "error").inc()
+            if not self._authenticates(request.headers, body, received_at):
+                # nothing from a sender that did not prove who it is is ever stored
+                return _reply(False, 401, "the delivery did not authenticate")
             reason = f"roomsync could not receive this delivery ({type(error).__name__}); it will be retried"
             await self._dead_letter(
                 f"internal error: {type(error).__name__}: {error}", body, request.headers, received_at
             )
             return _reply(False, 503, reason)
+
+    def _authenticates(self, headers: Mapping[str, str], body: bytes, at: datetime) -> bool:
+        try:
+            return self.auth.refusal(headers, body, at) is None
+        except Exception:
+            return False
 
     async def _read_body(self, request: Request) -> bytes:
         limit = self.settings.webhook_max_body_bytes
@@ -200,7 +209,10 @@ class WebhookReceiver:
         return b"".join(chunks)
 
     async def _receive(self, headers: Mapping[str, str], body: bytes, received_at: datetime) -> Response:
-        refusal = self.auth.refusal(headers, body, received_at)
+        try:
+            refusal = self.auth.refusal(headers, body, received_at)
+        except Exception as error:  # a header no check foresaw: refused, never stored
+            refusal = f"the delivery's authentication headers could not be read ({type(error).__name__})"
         if refusal is not None:
             raise _Refused(401, refusal, dead_letter=False)
         webhook_id = headers.get(WEBHOOK_ID_HEADER) or None

@@ -21,6 +21,7 @@ from types import FrameType
 
 import uvicorn
 
+from roomsync.adapters.webhooks import WebhookAuth
 from roomsync.app.daemon.app import create_daemon_app
 from roomsync.app.daemon.lock import DaemonAlreadyRunning
 from roomsync.app.daemon.runtime import Daemon
@@ -96,6 +97,9 @@ async def serve(settings: Settings, host: str, port: int, *, migrate: bool) -> N
         )
         server = DaemonServer(config)
         log.info("listening on %s (webhooks /webhooks/%s, /metrics, /healthz)", url, settings.channel_name)
+        receiver_auth = WebhookAuth.from_settings(settings)
+        strict = receiver_auth.require_signature or receiver_auth.token is not None
+        log.log(logging.INFO if strict else logging.WARNING, "webhook receiver: %s", receiver_auth.describe())
         await server.serve(sockets=[sock])
         if server.started is False and not server.should_exit:
             raise StartupError("the server did not start (see the log above)")
