@@ -2,19 +2,28 @@
 
 A redacting filter replaces every configured secret (password, api key, webhook secret, admin
 token, and any bearer token the client registers at run time) with ``***`` in every record, as
-a last line of defence: code never logs secrets on purpose.
+a last line of defence: code never logs secrets on purpose. A secret is masked where it stands as
+a whole value (after ``=``, ``:``, a quote, a space, ``>``...), never inside a longer word: with
+the password ``demo``, ``demo-hotel`` stays as it is, since ``***-hotel`` would give it away.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 import sys
 from datetime import UTC, datetime
 
 from roomsync.settings import LogFormat, Settings
 
 REDACTED = "***"
+_VALUE_CHARACTERS = r"A-Za-z0-9_\-@+/"
+"""Characters that continue a value: a secret next to one of them is part of something else (a dot
+too, when a value character follows it: ``demo.toml``, but not the end of a sentence)."""
+LONG_SECRET = 16
+"""A secret this long (tokens, generated keys) is masked wherever it appears: no word contains it
+by chance."""
 
 
 class SecretRedactor(logging.Filter):
@@ -22,15 +31,22 @@ class SecretRedactor(logging.Filter):
 
     def __init__(self) -> None:
         super().__init__("roomsync.redactor")
-        self._secrets: set[str] = set()
+        self._secrets: dict[str, re.Pattern[str]] = {}
 
     def add(self, secret: str | None) -> None:
-        if secret and len(secret) >= 4:
-            self._secrets.add(secret)
+        if secret and len(secret) >= 4 and secret not in self._secrets:
+            if len(secret) >= LONG_SECRET:
+                self._secrets[secret] = re.compile(re.escape(secret))
+            else:
+                self._secrets[secret] = re.compile(
+                    rf"(?<![{_VALUE_CHARACTERS}.]){re.escape(secret)}"
+                    rf"(?![{_VALUE_CHARACTERS}]|\.[{_VALUE_CHARACTERS}])"
+                )
 
     def scrub(self, text: str) -> str:
-        for secret in self._secrets:
-            text = text.replace(secret, REDACTED)
+        for secret, whole in self._secrets.items():
+            if secret in text:  # the cheap test first: most lines hold no secret at all
+                text = whole.sub(REDACTED, text)
         return text
 
     def filter(self, record: logging.LogRecord) -> bool:
