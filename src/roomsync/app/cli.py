@@ -6,7 +6,8 @@ import typer
 from pydantic import SecretStr
 
 from roomsync import __version__
-from roomsync.app.cli_support import settings_or_exit
+from roomsync.adapters.store import StoreUnreadable
+from roomsync.app.cli_support import EXIT_FAILURE, fail, settings_or_exit
 from roomsync.app.commands import db, mappings, webhooks
 from roomsync.app.commands import status as daemon_aware
 from roomsync.app.commands import sync as sync_commands
@@ -51,7 +52,10 @@ def show_config() -> None:
 
 
 def main() -> None:
-    app(prog_name="roomsync")
+    try:
+        app(prog_name="roomsync")
+    except StoreUnreadable as error:  # whichever command opened the database: one line, exit 1
+        raise SystemExit(fail(str(error), EXIT_FAILURE).exit_code) from None
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -20,7 +20,14 @@ from sqlalchemy.engine import URL
 
 from roomsync.adapters.store._sql import NotFound
 from roomsync.adapters.store.dead_letters import strip_secrets
-from roomsync.adapters.store.engine import Store, StoreUrlError, create_engine, display_url, parse_url
+from roomsync.adapters.store.engine import (
+    Store,
+    StoreUnreadable,
+    StoreUrlError,
+    create_engine,
+    display_url,
+    parse_url,
+)
 from roomsync.adapters.store.migrations import (
     SchemaNotCurrent,
     current_revision,
@@ -35,6 +42,7 @@ __all__ = [
     "NotFound",
     "SchemaNotCurrent",
     "Store",
+    "StoreUnreadable",
     "StoreUrlError",
     "create_engine",
     "current_revision",

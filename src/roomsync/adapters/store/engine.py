@@ -68,6 +68,45 @@ class StoreUrlError(ValueError):
     """The database URL is not one the store can use; the message says what is allowed."""
 
 
+class StoreUnreadable(Exception):
+    """The database file is not a database roomsync can read (garbage, truncated, a directory);
+    the message names the file and what is wrong. The file is left as it was."""
+
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def check_sqlite_file(path: Path) -> None:
+    """Refuse a file that is not a readable SQLite database before anything opens it for writing
+    (opening switches a database to WAL, which would write into a file that is not ours)."""
+    if not path.exists():
+        return
+    if path.is_dir():
+        raise StoreUnreadable(f"the database {path} is a directory, not a database file")
+    try:
+        with path.open("rb") as handle:
+            header = handle.read(len(SQLITE_HEADER))
+    except OSError as error:
+        raise StoreUnreadable(f"cannot read the database {path}: {error.strerror or error}") from None
+    if not header:
+        return  # an empty file: SQLite makes it a new database
+    if header != SQLITE_HEADER:
+        raise StoreUnreadable(
+            f"{path} is not a SQLite database (it does not start with the SQLite header): point "
+            "database_url at a roomsync database, or move the file away"
+        )
+    try:
+        probe = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            tables = [row[0] for row in probe.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+            for table in tables:
+                probe.execute(f'SELECT 1 FROM "{table}" LIMIT 1').fetchall()
+        finally:
+            probe.close()
+    except sqlite3.DatabaseError as error:
+        raise StoreUnreadable(f"the database {path} is damaged ({error}): restore it from a backup") from None
+
+
 def parse_url(url: str | URL) -> URL:
     """The URL with its driver settled: ``sqlite`` (pysqlite) or ``postgresql+psycopg``."""
     try:
@@ -135,6 +174,7 @@ def _sqlite_engine(url: URL, busy_timeout_ms: int) -> Engine:
         # one shared connection, or each connection would see its own empty database
         kwargs = {"poolclass": StaticPool, "connect_args": {"check_same_thread": False}}
     elif url.database and not url.database.startswith("file:"):
+        check_sqlite_file(Path(url.database))
         Path(url.database).parent.mkdir(parents=True, exist_ok=True)
     engine = sa.create_engine(url, **kwargs)
 

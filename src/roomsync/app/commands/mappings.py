@@ -16,6 +16,7 @@ from roomsync.app.sync.mapping_checks import check_against_service, read_service
 from roomsync.app.sync.mapping_io import (
     parse_mapping_toml,
     read_for_suggestion,
+    read_mapping_text,
     read_pms_currency,
     render_toml,
     suggest,
@@ -31,9 +32,9 @@ def load(file: Path = typer.Argument(..., help="The TOML mapping (config/mapping
     service (two requests) and make it the mapping; a wrong entry refuses the whole file."""
     settings = settings_or_exit()
     try:
-        text = file.read_text()
-    except OSError as error:
-        raise fail(f"{file}: {error.strerror or error}") from None
+        text = read_mapping_text(file)
+    except MappingError as error:  # not a mapping file at all: a failure, like an unreadable database
+        raise fail(str(error), EXIT_FAILURE) from None
     try:
         mapping = parse_mapping_toml(text, str(file))
     except MappingError as error:

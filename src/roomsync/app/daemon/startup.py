@@ -27,7 +27,7 @@ from roomsync.adapters.client import (
 from roomsync.adapters.store import SchemaNotCurrent, Store, StoreUrlError, display_url, open_store
 from roomsync.adapters.webhooks import WebhookAuth, WebhookAuthConfigError
 from roomsync.app.sync.mapping_checks import check_against_service, read_service_facts
-from roomsync.app.sync.mapping_io import parse_mapping_toml
+from roomsync.app.sync.mapping_io import parse_mapping_toml, read_mapping_text
 from roomsync.core.catalog.types import Priority
 from roomsync.core.mapping import MappingError
 from roomsync.settings import Settings
@@ -74,11 +74,7 @@ async def check_mapping(settings: Settings, store: Store, client: ServiceClient)
     if settings.mapping_file is not None:
         source = str(settings.mapping_file)
         try:
-            text = settings.mapping_file.read_text()
-        except OSError as error:
-            raise StartupError(f"mapping_file {source}: {error.strerror or error}") from None
-        try:
-            mapping = parse_mapping_toml(text, source)
+            mapping = parse_mapping_toml(read_mapping_text(settings.mapping_file), source)
             facts = await read_service_facts(client, client.gate.today())
             check_against_service(mapping, facts, source)
         except MappingError as error:  # start-up errors are one line: the entries joined

@@ -20,6 +20,7 @@ import tomllib
 from collections import Counter
 from dataclasses import dataclass
 from datetime import date, timedelta
+from pathlib import Path
 
 from roomsync.adapters.client import ServiceClient
 from roomsync.core.api.channel import Listing
@@ -30,6 +31,25 @@ from roomsync.core.mapping import Mapping, MappingError, parse_mapping
 
 CURRENCY_PLACEHOLDER = "XXX"
 _WORD = re.compile(r"[^\W\d_]+")
+
+
+def read_mapping_text(path: Path) -> str:
+    """The mapping file's text; ``MappingError`` naming the file when it cannot be one."""
+    try:
+        raw = path.read_bytes()
+    except IsADirectoryError:
+        raise MappingError(f"{path} is a directory, not a mapping file") from None
+    except OSError as error:
+        raise MappingError(f"{path}: {error.strerror or error}") from None
+    if not raw.strip():
+        raise MappingError(f"{path} is empty: write a mapping (config/mapping.example.toml shows one)")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise MappingError(
+            f"{path} is not a TOML text file (byte 0x{raw[error.start]:02x} at position {error.start} is "
+            "not UTF-8); write the mapping as text (config/mapping.example.toml shows one)"
+        ) from None
 
 
 def parse_mapping_toml(text: str, source: str) -> Mapping:
