@@ -11,6 +11,13 @@ on Postgres the UPDATE locks the row and re-checks its condition after a concurr
 commits, and the date order rules out deadlocks. So of two guests booking the last room at the
 same moment exactly one gets it, whichever replica each one reached.
 
+A stay needs ONE room free on every one of its nights, which counts alone cannot tell (a room
+free only on the first night and another only on the second make two nights of "one free room").
+So the view also keeps which rooms are free (``free_room_ids``), and a hold is given a room: one
+free on every night of the stay and held by no other hold the view's read cannot have seen. The
+room is chosen after the count updates have locked the stay's nights, so on Postgres a second
+transaction sharing a night chooses only once the first has committed its hold.
+
 A hold row stops counting once a PMS read can have seen it: ``reflected_after`` is set when the
 PMS holds the night too, and ``held`` counts the holds with no ``reflected_after`` or one later
 than the view's ``read_at``. A PMS read that started later already excludes the room.
@@ -55,6 +62,14 @@ class HoldOutcome:
     """The confirmation code held these nights before (a repeated MakeReservation)."""
     full_night: date | None = None
     """The first night that had no room left (or no view row), when not held."""
+    no_single_room: bool = False
+    """Every night has a room, but no one room is free on all of them."""
+    room_id: int | None = None
+    """The room kept for the stay, when the view knows the rooms."""
+
+
+class _NoSingleRoom(Exception):
+    pass
 
 
 class _NightFull(Exception):
@@ -101,9 +116,15 @@ class SqlAvailabilityView:
     # --- writing what the PMS said --------------------------------------------------------------
 
     def save_read(
-        self, property_id: str, read_at: datetime, free_rooms: Mapping[int, Mapping[date, int]]
+        self,
+        property_id: str,
+        read_at: datetime,
+        free_rooms: Mapping[int, Mapping[date, int]],
+        free_room_ids: Mapping[int, Mapping[date, frozenset[int]]] | None = None,
     ) -> None:
-        """Record a PMS read that started at ``read_at``: free rooms per room type and night."""
+        """Record a PMS read that started at ``read_at``: free rooms per room type and night, and
+        which rooms they are."""
+        ids = free_room_ids or {}
         rows = [
             {
                 "property_id": property_id,
@@ -113,6 +134,7 @@ class SqlAvailabilityView:
                 "held": 0,
                 "read_at": read_at,
                 "stale": False,
+                "free_room_ids": _ids_text(ids.get(room_type_id, {}).get(night)),
             }
             for room_type_id, per_night in free_rooms.items()
             for night, free in per_night.items()
@@ -124,7 +146,9 @@ class SqlAvailabilityView:
             stmt = insert_for(conn, AVAILABILITY_VIEW)
             stmt = stmt.on_conflict_do_update(
                 index_elements=[V.property_id, V.room_type_id, V.night],
-                set_={name: stmt.excluded[name] for name in ("free_rooms", "read_at", "stale")},
+                set_={
+                    name: stmt.excluded[name] for name in ("free_rooms", "read_at", "stale", "free_room_ids")
+                },
                 # a slower read that started earlier must not overwrite a newer one
                 where=AVAILABILITY_VIEW.c.read_at <= stmt.excluded.read_at,
             )
@@ -166,13 +190,45 @@ class SqlAvailabilityView:
                     ).rowcount
                     if taken != 1:
                         raise _NightFull(night)  # rolls the whole transaction back
+                # the stay's nights are locked now: the room is chosen against committed holds
+                rooms = _rooms_free_throughout(conn, property_id, room_type_id, wanted)
+                if rooms is not None and not rooms:
+                    raise _NoSingleRoom()
+                room = min(rooms) if rooms else None
                 conn.execute(
                     sa.insert(AVAILABILITY_HOLD),
-                    [_hold_row(property_id, confirmation_code, room_type_id, night, at) for night in wanted],
+                    [
+                        _hold_row(property_id, confirmation_code, room_type_id, night, at, room)
+                        for night in wanted
+                    ],
                 )
         except _NightFull as full:
             return HoldOutcome(held=False, full_night=full.night)
-        return HoldOutcome(held=True)
+        except _NoSingleRoom:
+            return HoldOutcome(held=False, no_single_room=True)
+        return HoldOutcome(held=True, room_id=room)
+
+    def rooms_free_throughout(
+        self, property_id: str, room_type_id: int, nights: Iterable[date]
+    ) -> frozenset[int] | None:
+        """The rooms of the type free on every one of ``nights`` and not held for another stay;
+        None when the view does not know the rooms of some night (a row from before it kept them)."""
+        wanted = sorted(set(nights))
+        with read_tx(self._engine) as conn:
+            return _rooms_free_throughout(conn, property_id, room_type_id, wanted)
+
+    def held_room(self, property_id: str, confirmation_code: str) -> int | None:
+        """The room a reservation's hold keeps, if one was chosen."""
+        with read_tx(self._engine) as conn:
+            return conn.execute(
+                sa.select(H.room_id)
+                .where(
+                    H.property_id == property_id,
+                    H.confirmation_code == confirmation_code,
+                    H.room_id.is_not(None),
+                )
+                .limit(1)
+            ).scalar_one_or_none()
 
     def place_holds(
         self,
@@ -287,7 +343,12 @@ class SqlAvailabilityView:
 
 
 def _hold_row(
-    property_id: str, confirmation_code: str, room_type_id: int, night: date, at: datetime
+    property_id: str,
+    confirmation_code: str,
+    room_type_id: int,
+    night: date,
+    at: datetime,
+    room_id: int | None = None,
 ) -> dict[str, object]:
     return {
         "property_id": property_id,
@@ -296,7 +357,58 @@ def _hold_row(
         "room_type_id": room_type_id,
         "held_at": at,
         "reflected_after": None,
+        "room_id": room_id,
     }
+
+
+def _ids_text(ids: frozenset[int] | None) -> str | None:
+    return None if ids is None else ",".join(str(i) for i in sorted(ids))
+
+
+def _ids_of(text: str | None) -> frozenset[int] | None:
+    if text is None:
+        return None
+    return frozenset(int(part) for part in text.split(",") if part)
+
+
+def _rooms_free_throughout(
+    conn: Connection, property_id: str, room_type_id: int, nights: list[date]
+) -> frozenset[int] | None:
+    """Rooms free in the view on every night and kept by no hold its read cannot have seen (a
+    hold the PMS reflected before the read shows in the read itself); None when a night's rooms
+    are not known."""
+    if not nights:
+        return frozenset()
+    rows = conn.execute(
+        sa.select(V.night, V.free_room_ids, V.read_at).where(
+            V.property_id == property_id, V.room_type_id == room_type_id, V.night.in_(nights)
+        )
+    ).all()
+    if len(rows) != len(nights):
+        return frozenset()
+    common: frozenset[int] | None = None
+    for row in rows:
+        ids = _ids_of(row.free_room_ids)
+        if ids is None:
+            return None
+        common = ids if common is None else common & ids
+    held = conn.execute(
+        sa.select(H.room_id)
+        .join(
+            AVAILABILITY_VIEW,
+            sa.and_(
+                V.property_id == H.property_id, V.room_type_id == H.room_type_id, V.night == H.night
+            ),
+        )
+        .where(
+            H.property_id == property_id,
+            H.room_type_id == room_type_id,
+            H.night.in_(nights),
+            H.room_id.is_not(None),
+            sa.or_(H.reflected_after.is_(None), H.reflected_after > V.read_at),
+        )
+    ).scalars()
+    return (common or frozenset()) - frozenset(held)
 
 
 def _recount(conn: Connection, property_id: str, room_type_id: int, nights: Iterable[date]) -> None:

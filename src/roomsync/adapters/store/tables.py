@@ -258,6 +258,9 @@ class AvailabilityViewRow(StoreModel, table=True):
     """When the PMS read that gave ``free_rooms`` started."""
     stale: bool = False
     """Set when roomsync knows the PMS changed (a cancellation): re-read before trusting it."""
+    free_room_ids: str | None = Field(default=None, sa_type=sa.Text())
+    """The ids of those free rooms, comma-separated (a stay needs one room free every night);
+    None for a row written before roomsync kept them."""
 
 
 class AvailabilityHoldRow(StoreModel, table=True):
@@ -272,6 +275,8 @@ class AvailabilityHoldRow(StoreModel, table=True):
     held_at: datetime = _utc()
     reflected_after: datetime | None = _utc(default=None, nullable=True)
     """When the PMS was known to hold the night too; a PMS read started later includes it."""
+    room_id: int | None = None
+    """The room the hold keeps for the stay (one room free on every night), if roomsync chose one."""
 
 
 class CheckoutAnswerRow(StoreModel, table=True):

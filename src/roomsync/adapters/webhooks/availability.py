@@ -22,7 +22,7 @@ from roomsync.adapters.webhooks.db_calls import DbCalls
 from roomsync.adapters.webhooks.protocols import Clock, PmsClient
 from roomsync.core.api.pms.availability import RoomAvailability, RoomAvailabilityRequest
 from roomsync.core.catalog.types import Priority
-from roomsync.core.sync.desired import NightRun, RoomNights, free_rooms_per_night
+from roomsync.core.sync.desired import NightRun, RoomNights, free_room_ids_per_night
 
 log = logging.getLogger("roomsync.webhooks.availability")
 
@@ -130,8 +130,10 @@ class AvailabilityService:
         entries = await self._client.room_availability(
             RoomAvailabilityRequest(date_from=first, date_to=last, group_dates=1), priority=Priority.GUEST
         )
-        free = free_rooms_per_night(room_nights(entries), first, last)
-        if room_type_id is not None and room_type_id not in free:
-            # a mapped type with no room at all: record zeros so it is not read again at once
-            free[room_type_id] = {first + timedelta(days=i): 0 for i in range((last - first).days + 1)}
-        await self._db(self.view.save_read, self._property_id, started, free)
+        rooms = free_room_ids_per_night(room_nights(entries), first, last)
+        if room_type_id is not None and room_type_id not in rooms:
+            # a mapped type with no room at all: record "none" so it is not read again at once
+            span = range((last - first).days + 1)
+            rooms[room_type_id] = {first + timedelta(days=i): frozenset() for i in span}
+        free = {t: {night: len(ids) for night, ids in per_night.items()} for t, per_night in rooms.items()}
+        await self._db(self.view.save_read, self._property_id, started, free, rooms)

@@ -307,7 +307,11 @@ class ReservationBridge:
         nights: set[date],
         keep: int | None = None,
         added: set[date] | None = None,
+        prefer: int | None = None,
     ) -> int:
+        """A room of the listing's type free on every one of ``nights`` (one room for the whole
+        stay, the rule the guest was answered by): ``keep`` when it is free on the ``added``
+        nights, else ``prefer`` (the room the guest's hold kept) when free, else the lowest."""
         ordered = sorted(nights)
         entries = await self._client.room_availability(
             RoomAvailabilityRequest(date_from=ordered[0], date_to=ordered[-1], group_dates=1),
@@ -321,6 +325,8 @@ class ReservationBridge:
         ):
             return keep
         free = [r for r in rooms_free_throughout(rooms, listing.room_type_id, ordered) if r != keep]
+        if prefer is not None and prefer in free:
+            return prefer
         if not free:
             raise RetryLater(
                 f"no room of type {listing.room_type_id} is free in the PMS on every night "
@@ -350,7 +356,8 @@ class ReservationBridge:
                 sorted(nights),
                 self._clock(),
             )
-            room = await self._free_room(listing, nights)
+            held = await self._db(self.view.held_room, self._property_id, code)
+            room = await self._free_room(listing, nights, prefer=held)
         guests = reservation.guest_details
         customer = ReservationCustomer.model_validate(
             {

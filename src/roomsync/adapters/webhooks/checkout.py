@@ -272,6 +272,10 @@ class CheckoutDesk:
         short = _first_short_night(rows, needed, listing.room_type_id, note)
         if short:
             return Verdict(False, short)
+        if not isinstance(event, events.UpdateReservation):  # an alteration: daily availability (01)
+            rooms = self._view.rooms_free_throughout(self._property_id, listing.room_type_id, needed)
+            if rooms is not None and not rooms:
+                return Verdict(False, _no_single_room(listing.room_type_id, needed))
         if not isinstance(event, events.MakeReservation):
             return Verdict(True, f"a room of type {listing.room_type_id} is free on every night asked for")
         now = self._clock()
@@ -286,6 +290,8 @@ class CheckoutDesk:
         )
         if outcome.already:
             return Verdict(True, f"{event.confirmation_code} already holds its room")
+        if outcome.no_single_room:
+            return Verdict(False, _no_single_room(listing.room_type_id, nights))
         if not outcome.held:
             return Verdict(
                 False,
@@ -304,6 +310,13 @@ class CheckoutDesk:
         if booking is not None and booking.listing_id == listing.listing_id:
             own.update(stay_nights(booking.start_date, booking.nights))
         return own
+
+
+def _no_single_room(room_type_id: int, nights: list[date]) -> str:
+    return (
+        f"no single room of type {room_type_id} is free on every night {nights[0]}..{nights[-1]} "
+        "(each night has one, but a stay needs the same room throughout)"
+    )
 
 
 def _first_short_night(

@@ -25,7 +25,7 @@ from roomsync.app.sync.channel import ListingRun
 from roomsync.app.sync.closures import Closures, remembered_closures
 from roomsync.app.sync.connected import push_connected_prices
 from roomsync.app.sync.engine import SyncEngine
-from roomsync.app.sync.pms import PmsFacts, read_free_rooms
+from roomsync.app.sync.pms import PmsFacts, counts_of, read_free_room_ids
 from roomsync.app.sync.prices import PmsPrices
 from roomsync.app.sync.report import ListingStatus, SyncReport
 from roomsync.core.catalog.types import Priority
@@ -63,11 +63,12 @@ class DaemonEngine(SyncEngine):
         memo = await asyncio.to_thread(self.memo.load, self.property_id)
         states = await self._listing_states(mapping.listings)
         read_started = self.clock()
-        free = await read_free_rooms(self.client, first, last, Priority.AVAILABILITY)
+        rooms = await read_free_room_ids(self.client, first, last, Priority.AVAILABILITY)
+        free = counts_of(rooms)
         report.pms.availability_reads = 1
         # the webhook receiver answers guests from this view: each poll keeps it fresh for free
         await asyncio.to_thread(
-            SqlAvailabilityView(self.store.engine).save_read, self.property_id, read_started, free
+            SqlAvailabilityView(self.store.engine).save_read, self.property_id, read_started, free, rooms
         )
         closures_memo = memo.get("closures") or {}
         property_closed = remembered_closures(

@@ -32,7 +32,7 @@ from roomsync.core.api.pms.availability import (
     RoomTypeAvailabilityRequest,
 )
 from roomsync.core.catalog.types import Priority
-from roomsync.core.sync import NightRun, RoomNights, free_rooms_per_night
+from roomsync.core.sync import NightRun, RoomNights, free_room_ids_per_night
 from roomsync.core.sync.price_detection import Window
 
 
@@ -63,10 +63,22 @@ def room_nights(entries: Iterable[RoomAvailability]) -> list[RoomNights]:
 async def read_free_rooms(
     client: ServiceClient, first: date, last: date, priority: Priority
 ) -> dict[int, dict[date, int]]:
+    return counts_of(await read_free_room_ids(client, first, last, priority))
+
+
+async def read_free_room_ids(
+    client: ServiceClient, first: date, last: date, priority: Priority
+) -> dict[int, dict[date, frozenset[int]]]:
+    """Which rooms are free per room type and night (one ``POST /v1/Availability/Room``)."""
     answer = await client.room_availability(
         RoomAvailabilityRequest(date_from=first, date_to=last, group_dates=1), priority=priority
     )
-    return free_rooms_per_night(room_nights(answer), first, last)
+    return free_room_ids_per_night(room_nights(answer), first, last)
+
+
+def counts_of(ids: dict[int, dict[date, frozenset[int]]]) -> dict[int, dict[date, int]]:
+    """Free rooms per room type and night, counted."""
+    return {t: {night: len(rooms) for night, rooms in per_night.items()} for t, per_night in ids.items()}
 
 
 async def read_pms(

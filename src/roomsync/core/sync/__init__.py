@@ -41,6 +41,7 @@ from roomsync.core.sync.desired import (
     api_weekday,
     desired_calendar,
     desired_connected_prices,
+    free_room_ids_per_night,
     free_rooms_per_night,
     horizon,
 )
@@ -88,6 +89,7 @@ __all__ = [
     "desired_calendar",
     "desired_connected_prices",
     "diff_calendar",
+    "free_room_ids_per_night",
     "free_rooms_per_night",
     "groups_of",
     "horizon",

@@ -68,10 +68,21 @@ class RoomNights:
 def free_rooms_per_night(
     rooms: Iterable[RoomNights], first_night: date, last_night: date
 ) -> dict[int, dict[date, int]]:
-    """Free rooms per room type and night of ``first_night..last_night``.
+    """Free rooms per room type and night (the counts of :func:`free_room_ids_per_night`)."""
+    return {
+        room_type_id: {night: len(ids) for night, ids in per_night.items()}
+        for room_type_id, per_night in free_room_ids_per_night(rooms, first_night, last_night).items()
+    }
 
-    Every room type that has a room in ``rooms`` gets every night of the window (0 when none is
-    free). A room is free on a night when a run says ``isAvailable=1`` for it and none says 0: a
+
+def free_room_ids_per_night(
+    rooms: Iterable[RoomNights], first_night: date, last_night: date
+) -> dict[int, dict[date, frozenset[int]]]:
+    """The free rooms (their ids) per room type and night of ``first_night..last_night``: a stay
+    needs ONE room free on every one of its nights, which counts alone cannot tell.
+
+    Every room type that has a room in ``rooms`` gets every night of the window (empty when none
+    is free). A room is free on a night when a run says ``isAvailable=1`` for it and none says 0: a
     night no run covers, or that two runs contradict, counts as not free, because overselling is
     worse than a night not offered until the next sync. A room listed twice has its runs merged.
     """
@@ -97,14 +108,17 @@ def free_rooms_per_night(
                 _nights(max(run.first_night, first_night), min(run.last_night, last_night))
             )
     window = list(_nights(first_night, last_night))
-    result: dict[int, dict[date, int]] = {
-        room_type_id: dict.fromkeys(window, 0) for room_type_id in set(type_of.values())
+    found: dict[int, dict[date, set[int]]] = {
+        room_type_id: {night: set() for night in window} for room_type_id in set(type_of.values())
     }
     for room_id, room_type_id in type_of.items():
-        per_night = result[room_type_id]
+        per_night = found[room_type_id]
         for night in free_nights[room_id] - busy_nights[room_id]:
-            per_night[night] += 1
-    return result
+            per_night[night].add(room_id)
+    return {
+        room_type_id: {night: frozenset(ids) for night, ids in per_night.items()}
+        for room_type_id, per_night in found.items()
+    }
 
 
 @dataclass(frozen=True, slots=True)
