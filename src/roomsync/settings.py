@@ -121,6 +121,12 @@ class Settings(BaseSettings):
         description="Refuse webhook deliveries not signed with webhook_secret. Unset: required "
         "whenever webhook_secret is set; false accepts unsigned deliveries (said at start).",
     )
+    replica_id: str | None = Field(
+        None,
+        description="Stable name of this roomsync process among those sharing the database: a "
+        "restarted process of the same name takes back the webhook events it was applying when it "
+        "died at once. Unset: the host name and serve_port.",
+    )
     webhook_token: SecretStr | None = Field(
         None,
         description="Shared token every webhook delivery must carry in webhook_token_header; "

@@ -384,7 +384,9 @@ class WebhookInbox(Protocol):
         """Store a delivery once: a repeat (same webhook id, or same content key) is a duplicate."""
         ...
 
-    def claim_batch(self, property_id: str, limit: int, claimed_at: datetime) -> list[InboxItem]:
+    def claim_batch(
+        self, property_id: str, limit: int, claimed_at: datetime, claimed_by: str | None = None
+    ) -> list[InboxItem]:
         """Claim up to ``limit`` pending items, oldest first, marking them ``processing``.
 
         An item is not claimed while an earlier item of the same reservation is pending or
@@ -405,6 +407,10 @@ class WebhookInbox(Protocol):
     def mark_refused(self, property_id: str, item_id: int, error: str, at: datetime) -> None:
         """Record that the service refused what the item needs: ``refused``, never retried on its
         own (``roomsync webhooks replay`` puts it back)."""
+        ...
+
+    def release_own_earlier_claims(self, property_id: str, replica: str, incarnation: str) -> int:
+        """Put back to pending the items earlier incarnations of ``replica`` claimed (it was killed)."""
         ...
 
     def release_stale(self, property_id: str, claimed_before: datetime) -> int:

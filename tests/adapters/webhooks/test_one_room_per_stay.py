@@ -73,7 +73,7 @@ async def test_a_stay_split_over_two_rooms_is_refused(harness: Harness) -> None:
 
 
 async def test_overlapping_stays_cannot_both_hold_the_only_room_free_throughout(harness: Harness) -> None:
-    first, second = studios(harness)
+    _, second = studios(harness)
     front_desk(harness, second, 251)  # studio 2 busy on night 251 only
     # nights 250-251: only studio 1 fits; night 250 alone: either studio
     assert make(harness, "HMLONG0001", STUDIO_A, 250, 2)["succeed"] is True

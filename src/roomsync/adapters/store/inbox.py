@@ -72,7 +72,9 @@ class SqlWebhookInbox:
             ).scalar_one()
             return AcceptedDelivery(id=earlier, duplicate=True)
 
-    def claim_batch(self, property_id: str, limit: int, claimed_at: datetime) -> list[InboxItem]:
+    def claim_batch(
+        self, property_id: str, limit: int, claimed_at: datetime, claimed_by: str | None = None
+    ) -> list[InboxItem]:
         if limit < 1:
             raise ValueError(f"limit must be at least 1, got {limit}")
         earlier = WEBHOOK_INBOX.alias("earlier")
@@ -106,6 +108,7 @@ class SqlWebhookInbox:
                     status=InboxStatus.PROCESSING.value,
                     attempts=I.attempts + 1,
                     claimed_at=claimed_at,
+                    claimed_by=claimed_by,
                 )
                 .returning(*WEBHOOK_INBOX.c)
             ).all()
@@ -130,6 +133,22 @@ class SqlWebhookInbox:
         self._update(
             property_id, item_id, status=InboxStatus.REFUSED.value, last_error=error, processed_at=at
         )
+
+    def release_own_earlier_claims(self, property_id: str, replica: str, incarnation: str) -> int:
+        """Put back to pending what this replica's earlier incarnations claimed and never finished
+        (the process was killed): at once, no timeout to wait out."""
+        stmt = (
+            sa.update(WEBHOOK_INBOX)
+            .where(
+                I.property_id == property_id,
+                I.status == InboxStatus.PROCESSING.value,
+                I.claimed_by.like(f"{_like_escaped(replica)}/%", escape="\\"),
+                I.claimed_by != f"{replica}/{incarnation}",
+            )
+            .values(status=InboxStatus.PENDING.value)
+        )
+        with write_tx(self._engine) as conn:
+            return conn.execute(stmt).rowcount
 
     def release_stale(self, property_id: str, claimed_before: datetime) -> int:
         stmt = (
@@ -179,3 +198,7 @@ def _item(values: Any) -> InboxItem:
         last_error=values["last_error"],
         processed_at=values["processed_at"],
     )
+
+
+def _like_escaped(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

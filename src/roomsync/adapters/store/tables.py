@@ -212,6 +212,8 @@ class WebhookInboxRow(StoreModel, table=True):
     not_before: datetime | None = _utc(default=None, nullable=True)
     """A retried item is not claimed before this time."""
     claimed_at: datetime | None = _utc(default=None, nullable=True)
+    claimed_by: str | None = None
+    """The claiming worker, ``<replica>/<incarnation>``: a restarted replica takes its own back."""
     processed_at: datetime | None = _utc(default=None, nullable=True)
 
 

@@ -10,10 +10,12 @@ body) is not retried at all: it is ``refused`` at once with the service's messag
 ``roomsync_webhook_events_refused`` (alert ``RoomsyncWebhookRefused``), and waits for a person to
 fix the cause and ``roomsync webhooks replay`` it.
 
-A worker that dies mid-event loses nothing: the event stays ``processing`` until
-``webhook_claim_timeout_seconds`` pass, then any worker takes it over; everything the bridge does
-is safe to do again. Several workers, in one process or in several replicas sharing the
-database, may run at once.
+A worker that dies mid-event loses nothing: each claim names its worker (``<replica>/<incarnation>``,
+the replica from the ``replica_id`` setting, the incarnation this process), so a restarted
+process of the same replica takes its earlier incarnation's claims back as soon as it starts;
+another replica's claims wait ``webhook_claim_timeout_seconds``, then any worker takes them over.
+Everything the bridge does is safe to do again. Several workers, in one process or in several
+replicas sharing the database, may run at once.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import socket
+import uuid
 from datetime import datetime, timedelta
 
 from roomsync.adapters.client.errors import FatalError, NotFoundError, QuotaExhausted
@@ -83,6 +88,9 @@ class InboxWorker:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._last_housekeeping: datetime | None = None
         self._last_upkeep: datetime | None = None
+        self.replica = settings.replica_id or f"{socket.gethostname()}:{settings.serve_port}"
+        self.incarnation = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self._took_back_own = False
 
     # --- running ------------------------------------------------------------------------------
 
@@ -124,7 +132,11 @@ class InboxWorker:
     async def run_once(self) -> int:
         """Claim and process one batch; returns its size."""
         batch = await self._db(
-            self._store.inbox.claim_batch, self._property_id, self._batch_size, self._clock()
+            self._store.inbox.claim_batch,
+            self._property_id,
+            self._batch_size,
+            self._clock(),
+            f"{self.replica}/{self.incarnation}",
         )
         simple = [item for item in batch if item.action in NOTHING_TO_APPLY]
         if simple:  # already answered or only recorded: marked done in one statement
@@ -252,6 +264,14 @@ class InboxWorker:
         ):
             return
         self._last_upkeep = now
+        if not self._took_back_own:
+            inbox = self._store.inbox
+            taken = await self._db(
+                inbox.release_own_earlier_claims, self._property_id, self.replica, self.incarnation
+            )
+            self._took_back_own = True
+            if taken:
+                log.warning("took back %d webhook event(s) this replica was applying when it stopped", taken)
         stale_before = now - timedelta(seconds=self._settings.webhook_claim_timeout_seconds)
         released = await self._db(self._store.inbox.release_stale, self._property_id, stale_before)
         if released:
