@@ -14,7 +14,7 @@ from roomsync.app.commands import sync as sync_commands
 from roomsync.app.commands.budget import budget
 from roomsync.app.commands.demo import demo
 from roomsync.app.commands.emulator import emulator
-from roomsync.app.commands.serve import serve
+from roomsync.app.commands.serve import healthcheck, serve
 
 app = typer.Typer(
     name="roomsync",
@@ -33,6 +33,7 @@ app.command("resync")(daemon_aware.resync)  # wraps sync_commands.resync: via a 
 app.command("status")(daemon_aware.status)  # extends sync_commands.status with the daemon's schedule
 app.command("demo")(demo)
 app.command("serve")(serve)
+app.command("healthcheck")(healthcheck)
 app.add_typer(webhooks.app, name="webhooks")
 
 

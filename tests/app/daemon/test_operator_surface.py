@@ -65,6 +65,15 @@ def test_health_and_readiness(daemon: DaemonProcess) -> None:
     assert ready.json()["checks"] == {"database": "ok", "credentials": "ok", "budget": "ok"}
 
 
+def test_the_healthcheck_command_asks_the_daemon_on_the_configured_port(
+    daemon: DaemonProcess, env: dict[str, str]
+) -> None:
+    alive = roomsync(env, "healthcheck")
+    assert alive.returncode == 0 and "alive" in alive.stdout, alive.stderr
+    nobody = roomsync(env, "healthcheck", "--port", str(free_port()), "--timeout", "1")
+    assert nobody.returncode == 1 and nobody.stderr.count("\n") == 1 and "Traceback" not in nobody.stderr
+
+
 def test_metrics_scrape_cleanly_and_show_the_plan(daemon: DaemonProcess) -> None:
     families = {family.name: family for family in text_string_to_metric_families(daemon.metrics_text())}
     assert {name.removesuffix("_created") for name in families} <= Metrics().metric_names()

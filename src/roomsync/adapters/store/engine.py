@@ -17,6 +17,7 @@ test_postgres_reconnect.py).
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from pathlib import Path
@@ -176,6 +177,9 @@ def _sqlite_engine(url: URL, busy_timeout_ms: int) -> Engine:
     elif url.database and not url.database.startswith("file:"):
         check_sqlite_file(Path(url.database))
         Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+        # the database holds the service's token: readable by roomsync's user alone, whatever the
+        # umask (SQLite gives its -wal and -shm files the database file's permissions)
+        os.close(os.open(url.database, os.O_CREAT | os.O_WRONLY, 0o600))
     engine = sa.create_engine(url, **kwargs)
 
     @event.listens_for(engine, "connect")

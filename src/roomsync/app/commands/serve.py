@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import httpx
 import typer
 
 from roomsync.app.cli_support import EXIT_FAILURE, fail, settings_or_exit
@@ -31,3 +32,19 @@ def serve(
         run(settings, host or settings.serve_host, port or settings.serve_port, migrate=migrate)
     except StartupError as error:
         raise fail(str(error), EXIT_FAILURE) from None
+
+
+def healthcheck(
+    port: int | None = typer.Option(None, help="Port of the daemon (default: the serve_port setting)."),
+    timeout: float = typer.Option(4.0, min=0.1, help="Seconds to wait for the answer."),
+) -> None:
+    """Exit 0 when the daemon on this machine answers /healthz, else 1 (a container's HEALTHCHECK)."""
+    settings = settings_or_exit()
+    url = f"http://127.0.0.1:{port or settings.serve_port}/healthz"
+    try:
+        answer = httpx.get(url, timeout=timeout)
+    except httpx.HTTPError as error:
+        raise fail(f"{url}: {type(error).__name__}", EXIT_FAILURE) from None
+    if answer.status_code != 200:
+        raise fail(f"{url}: answered {answer.status_code}", EXIT_FAILURE)
+    typer.echo(f"{url}: alive")
