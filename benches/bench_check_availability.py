@@ -104,12 +104,13 @@ def serve_roomsync(port: int, directory: str, database_url: str | None) -> None:
 
     from roomsync.adapters.client import ServiceClient
     from roomsync.adapters.store import open_store
-    from roomsync.adapters.webhooks import create_receiver_app, create_worker, service_client_factory
+    from roomsync.app.webhooks import create_receiver_app, create_worker, service_client_factory
     from roomsync.core.mapping import parse_mapping
     from roomsync.emulator.app import create_app
     from roomsync.emulator.scenario import build_state
     from roomsync.emulator.server import serve_in_thread
     from roomsync.metrics import Metrics
+    from roomsync.property import PropertyContext
     from roomsync.settings import Settings
 
     async def no_push(
@@ -135,12 +136,13 @@ def serve_roomsync(port: int, directory: str, database_url: str | None) -> None:
         metrics = Metrics()
 
         async def main() -> None:
-            client = ServiceClient(settings, budget_store=store.budget, token_store=store.tokens)
-            worker = create_worker(settings, store, client, no_push, metrics=metrics)
+            context = PropertyContext.of(settings)
+            client = ServiceClient(context, budget_store=store.budget, token_store=store.tokens)
+            worker = create_worker(context, store, client, no_push, metrics=metrics)
             app = create_receiver_app(
-                settings,
+                context,
                 store,
-                client_factory=service_client_factory(settings, store),
+                client_factory=service_client_factory(context, store),
                 metrics=metrics,
                 on_stored=worker.wake,
             )

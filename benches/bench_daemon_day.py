@@ -39,7 +39,7 @@ from typing import Any
 import httpx
 from pydantic import SecretStr
 
-from roomsync.app.daemon.runtime import Daemon
+from roomsync.app.daemon.replica import Replica
 from roomsync.app.sync import SyncReport
 from roomsync.emulator.app import create_app
 from roomsync.emulator.clock import EmulatorClock
@@ -216,8 +216,9 @@ async def run(args: argparse.Namespace, base_url: str, clock: EmulatorClock, dat
         time_scale=scale,
         schedule_jitter_seconds=0,
     )
-    daemon = Daemon(settings, clock=clock.now, rng=random.Random(args.seed))
-    await daemon.open(migrate=True)
+    replica = Replica(settings, clock=clock.now, rng=random.Random(args.seed))
+    await replica.open(migrate=True)
+    daemon = replica.daemons[settings.effective_property_id]
     async with httpx.AsyncClient(base_url=f"{base_url}/_emulator", timeout=30) as control:
         day = Day(control, clock.today() + timedelta(days=1), random.Random(args.seed))
         timings: list[RunTiming] = []
@@ -225,7 +226,7 @@ async def run(args: argparse.Namespace, base_url: str, clock: EmulatorClock, dat
         engine = daemon.engine
         for name in ("poll_availability", "sync_property"):
             setattr(engine, name, timed(getattr(engine, name), clock, timings))
-        daemon.start()
+        replica.start()
         while daemon.jobs["prices"].last_result is None:  # the first full sync, on the day before
             await asyncio.sleep(0.05)
         warm_up = (await control.get("/quota")).json()["usedCalls"]
@@ -258,9 +259,9 @@ async def run(args: argparse.Namespace, base_url: str, clock: EmulatorClock, dat
         for run in daemon.store.sync_runs.recent_runs(daemon.property_id, limit=100_000):
             if run.started_at >= start:
                 by_kind.setdefault(run.kind, []).append(run.requests_spent)
-    await daemon.stop()
+    await replica.stop()
     runs = {kind: record.last_result for kind, record in daemon.jobs.items()}
-    await daemon.close()
+    await replica.close()
 
     latencies = [c.latency for c in day.changes if c.latency is not None]
     unseen = sum(1 for c in day.changes if c.latency is None)

@@ -41,9 +41,10 @@ from typing import Any
 import httpx
 
 from roomsync.adapters.store import open_store
-from roomsync.app.sync import MemorySyncMemo, SyncReport
+from roomsync.app.sync import SyncReport
 from roomsync.app.sync.mapping_io import parse_mapping_toml
 from roomsync.app.sync.session import open_session
+from roomsync.property import PropertyContext
 from roomsync.settings import Settings
 
 FIELDS = (
@@ -202,7 +203,7 @@ async def bench_property(
         first, last = today, today + timedelta(days=horizon - 1)
         managed = [h for h in hints if h["connected"] in ("Full", "Limited")]
         open_store(settings, upgrade=True).close()
-        async with open_session(settings, memo=MemorySyncMemo()) as session:
+        async with open_session(PropertyContext.of(settings)) as session:
             session.store.mappings.replace_mapping(
                 settings.effective_property_id, parse_mapping_toml(mapping_toml(hints, connected), "bench")
             )

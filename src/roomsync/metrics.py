@@ -11,7 +11,7 @@ collide; the daemon exposes ``Metrics().registry`` on ``/metrics``.
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, ProcessCollector
 
 REQUEST_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 SYNC_BUCKETS = (0.1, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
@@ -33,13 +33,15 @@ class Metrics:
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry or CollectorRegistry()
         r = self.registry
+        # process_cpu_seconds_total, process_resident_memory_bytes, process_open_fds, ... (Linux /proc)
+        ProcessCollector(registry=r)
         self.requests = Counter(
-            "roomsync_requests", "Requests sent to the service, by operation and HTTP status.",
-            ["endpoint", "status"], registry=r,
+            "roomsync_requests", "Requests sent to the service, by property, operation and HTTP status.",
+            ["property", "endpoint", "status"], registry=r,
         )
         self.request_seconds = Histogram(
             "roomsync_request_duration_seconds", "Time from sending a request to its answer.",
-            ["endpoint"], buckets=REQUEST_BUCKETS, registry=r,
+            ["property", "endpoint"], buckets=REQUEST_BUCKETS, registry=r,
         )
         self.budget_used = Gauge(
             "roomsync_budget_used_requests", "Requests used today (all applications of the property).",
@@ -63,7 +65,7 @@ class Metrics:
             "roomsync_sync_runs", "Sync runs by kind and result.", ["property", "kind", "result"], registry=r,
         )
         self.sync_seconds = Histogram(
-            "roomsync_sync_duration_seconds", "Duration of sync runs.", ["kind"],
+            "roomsync_sync_duration_seconds", "Duration of sync runs.", ["property", "kind"],
             buckets=SYNC_BUCKETS, registry=r,
         )
         self.operations_sent = Counter(
@@ -78,7 +80,8 @@ class Metrics:
             "roomsync_drift_days", "Listing-days found drifted by reconciliation.", ["property"], registry=r,
         )
         self.webhooks = Counter(
-            "roomsync_webhooks", "Webhook deliveries by action and result.", ["action", "result"], registry=r,
+            "roomsync_webhooks", "Webhook deliveries by property, action and result.",
+            ["property", "action", "result"], registry=r,
         )
         self.inbox_backlog = Gauge(
             "roomsync_inbox_backlog_events", "Webhook events received but not yet processed.",

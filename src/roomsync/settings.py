@@ -127,6 +127,11 @@ class Settings(BaseSettings):
         "restarted process of the same name takes back the webhook events it was applying when it "
         "died at once. Unset: the host name and serve_port.",
     )
+    ownership_check_seconds: float = Field(
+        10.0, gt=0, le=60,
+        description="How often a replica checks which properties it owns (Postgres: takes its share, "
+        "gives back what is beyond it); a dead replica's properties are taken within about this long.",
+    )
     webhook_token: SecretStr | None = Field(
         None,
         description="Shared token every webhook delivery must carry in webhook_token_header; "
@@ -179,6 +184,11 @@ class Settings(BaseSettings):
         "to read; older ones are deleted. Failed events and dead letters are kept until dealt with. "
         "At least 2: the channel retries a delivery for up to 24 hours, and a kept event is what "
         "makes a late repeat a duplicate.",
+    )
+    history_keep_days: int = Field(
+        90, ge=1,
+        description="Days the history of nights (what was pushed to each night, from which PMS facts, "
+        "why) is kept for `roomsync history` and the console; older entries are deleted.",
     )
     channel_booking_agency_id: int | None = Field(
         None, description="PMS booking agency of the rental channel, set on the reservations it creates."

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import date, datetime
+from enum import Enum
 
 import typer
+from pydantic import BaseModel
 from sqlalchemy.exc import OperationalError
 
+from roomsync.adapters.store import SchemaNotCurrent, open_store
+from roomsync.app.properties import UnknownProperty, select_context
+from roomsync.core.property import PropertyRecord
+from roomsync.property import PropertyConfigError, PropertyContext
 from roomsync.settings import Settings, SettingsError, load_settings
 
 EXIT_USAGE = 2
@@ -29,6 +38,34 @@ def settings_or_exit(**overrides: object) -> Settings:
         raise fail(str(error)) from None
 
 
+PROPERTY_HELP = "The property (default: the deployment's only property)."
+
+
+class _NoProperties:
+    """The property store of a database that has none yet (not created or not migrated)."""
+
+    def list_properties(self) -> list[PropertyRecord]:
+        return []
+
+
+def context_or_exit(property_id: str | None, **overrides: object) -> PropertyContext:
+    """The property a command works on (``--property``, else the deployment's only one), or one
+    line naming the problem and exit status 2."""
+    settings = settings_or_exit(**overrides)
+    try:
+        with open_store(settings) as store:
+            return select_context(settings, store.properties, property_id)
+    except SchemaNotCurrent:
+        # a database not migrated yet has no property rows: the settings' property, and the
+        # command then says what the database needs
+        return select_context(settings, _NoProperties(), property_id)  # type: ignore[arg-type]
+    except (UnknownProperty, PropertyConfigError) as error:
+        raise fail(str(error)) from None
+    except OperationalError as error:
+        reason = str(error.orig or error).strip().splitlines()[0]
+        raise fail(f"cannot use the database: {reason}", EXIT_FAILURE) from None
+
+
 @contextmanager
 def database_errors(display_url: str) -> Iterator[None]:
     """Turn an unreachable database into one line naming it (password hidden), exit status 1."""
@@ -37,3 +74,29 @@ def database_errors(display_url: str) -> Iterator[None]:
     except OperationalError as error:
         reason = str(error.orig or error).strip().splitlines()[0]
         raise fail(f"cannot use the database {display_url}: {reason}", EXIT_FAILURE) from None
+
+
+JSON_HELP = "Print JSON (for scripts) instead of tables."
+
+
+def _plain(value: object) -> object:
+    """``value`` as JSON-ready data: dataclasses, pydantic models, dates, enums and counters."""
+    if isinstance(value, BaseModel):
+        return _plain(value.model_dump(mode="json"))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+        return {name: _plain(item) for name, item in fields.items()}
+    if isinstance(value, dict):
+        return {str(_plain(key)): _plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [_plain(item) for item in value]
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    return value
+
+
+def echo_json(value: object) -> None:
+    """Print ``value`` as indented JSON on stdout (one document, nothing else on stdout)."""
+    typer.echo(json.dumps(_plain(value), indent=2, ensure_ascii=False, default=str))

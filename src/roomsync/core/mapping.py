@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from roomsync.core.listing import ListingKey
 from roomsync.core.sync.calendar import ListingKind
 
 Weekday = Annotated[int, Field(ge=0, le=6, description="0 = Sunday ... 6 = Saturday (document 01).")]
@@ -98,6 +99,10 @@ class ListingMapping(_Strict):
     @property
     def key(self) -> tuple[str, str]:
         return (self.account_id, self.listing_id)
+
+    def listing_key(self, property_id: str) -> ListingKey:
+        """The listing's key in the property whose mapping this is."""
+        return ListingKey(property_id, self.account_id, self.listing_id)
 
 
 class ConnectedPush(_Strict):

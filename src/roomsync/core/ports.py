@@ -7,7 +7,7 @@ synchronous: each call is one short transaction.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
 from enum import StrEnum
@@ -15,7 +15,10 @@ from typing import Any, Protocol
 
 from roomsync.core.budget import BudgetSnapshot, Reserves, ServerLimits
 from roomsync.core.catalog.types import Priority
+from roomsync.core.listing import ListingKey as ListingKey  # the key the protocols take, kept importable here
+from roomsync.core.listing import listing_text as listing_text
 from roomsync.core.mapping import Mapping as PropertyMapping
+from roomsync.core.property import PropertyRecord
 
 
 @dataclass(frozen=True)
@@ -73,20 +76,15 @@ class BudgetStore(Protocol):
 
     def snapshot(self, property_id: str, day: date, quota: int) -> BudgetSnapshot: ...
 
+    def carry_over(self, property_id: str, from_day: date, to_day: date, quota: int) -> None:
+        """Add the counts kept under ``from_day`` to ``to_day`` and drop ``from_day``: requests
+        counted by UTC midnight before the server's reset was known belong to its period."""
+
 
 # --- The store's further ports -------------------------------------------------------------
 # Each method is one short transaction. Every key carries the property, so one database serves
 # many properties and no call ever sees another property's rows. Timestamps are timezone-aware
 # UTC; the adapter refuses naive ones.
-
-
-@dataclass(frozen=True)
-class ListingKey:
-    """One listing of one property on the rental channel."""
-
-    property_id: str
-    account_id: str
-    listing_id: str
 
 
 @dataclass(frozen=True)
@@ -307,16 +305,156 @@ class SyncRunStore(Protocol):
         ...
 
 
-class SyncMemoStore(Protocol):
-    """The sync engine's memo of a property: a cache of facts that cost requests to learn again
-    (``roomsync.app.sync.memo`` says which), kept and replaced as a whole."""
+class PropertyStore(Protocol):
+    """The deployment's properties (``roomsync.core.property``); no secret is ever stored."""
 
-    def load(self, property_id: str) -> dict[str, Any]:
-        """The memo of ``property_id`` (empty when there is none, or it is damaged)."""
+    def add_property(self, record: PropertyRecord) -> None:
+        """Add it; ``PropertyExists`` if its id is taken."""
+
+    def change_property(
+        self,
+        property_id: str,
+        *,
+        overrides: Mapping[str, Any | None] | None = None,
+        secret_refs: Mapping[str, str | None] | None = None,
+    ) -> PropertyRecord:
+        """Merge settings and secret references (None unsets one); ``PropertyNotFound``."""
         ...
 
-    def save(self, property_id: str, memo: Mapping[str, Any]) -> None:
-        """Replace the memo of ``property_id`` as a whole."""
+    def set_paused(self, property_id: str, paused: bool, reason: str | None) -> None: ...
+
+    def remove_property(self, property_id: str) -> None: ...
+
+    def get_property(self, property_id: str) -> PropertyRecord | None: ...
+
+    def list_properties(self) -> list[PropertyRecord]: ...
+
+
+NightSpan = tuple[date, date]
+"""A run of consecutive nights, both ends included."""
+
+
+@dataclass(frozen=True)
+class LocatedClosures:
+    """The closures a sync located in the PMS (``roomsync.app.sync.closures``): runs of closed
+    nights of the whole property and per room type. Room types absent are not known closed."""
+
+    property_wide: tuple[NightSpan, ...] = ()
+    room_types: Mapping[int, tuple[NightSpan, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ListingFacts:
+    """What ``GET Listings`` said of a mapped listing that ``ListingState`` does not hold."""
+
+    listing: ListingKey
+    missing: bool
+    """Not among the channel's listings (unlinked, removed, or its account unauthorized)."""
+    total_inventory_count: int | None
+    """The cap of a room-type listing's count, if the channel states one."""
+    read_at: datetime
+
+
+@dataclass(frozen=True)
+class StoredDigest:
+    """A listing's sync digest (``roomsync.app.sync.fingerprint``) and the version of its row.
+
+    ``version`` counts every change of the row (0: no row yet); a writer that read version ``v``
+    may set the digest only while the row is still at ``v`` (compare-and-set)."""
+
+    listing: ListingKey
+    digest: str | None
+    version: int
+
+
+class SyncStateStore(Protocol):
+    """What the sync engine keeps between runs that costs requests to learn again, as typed rows
+    written per key. Where two writers can meet (two replicas during a takeover, the CLI beside the
+    daemon, a poll or push beside a full sync) the writes are conditional: facts read earlier never
+    overwrite facts read later, and a digest is kept only if nobody touched its row meanwhile."""
+
+    def located_closures(self, property_id: str) -> LocatedClosures: ...
+
+    def save_closures(
+        self,
+        property_id: str,
+        read_at: datetime,
+        property_wide: Sequence[NightSpan],
+        room_types: Mapping[int, Sequence[NightSpan]],
+    ) -> set[int | None]:
+        """Replace the property's runs and those of each of ``room_types`` (an empty sequence: the
+        type is open), each scope only if no later read is stored. Returns the scopes left as
+        they were because a later read was there (``None`` is the property's)."""
+        ...
+
+    def listing_facts(self, property_id: str) -> dict[tuple[str, str], ListingFacts]:
+        """Per ``(account_id, listing_id)``."""
+        ...
+
+    def save_listing_facts(self, facts: Sequence[ListingFacts]) -> int:
+        """Upsert each listing's facts unless a later read of it is stored; returns rows written."""
+        ...
+
+    def digests(self, property_id: str) -> dict[tuple[str, str], StoredDigest]:
+        """Per ``(account_id, listing_id)``: the rows there are (a listing without one is at
+        version 0)."""
+        ...
+
+    def keep_digest(self, listing: ListingKey, digest: str, read_version: int) -> StoredDigest:
+        """Set the digest if the row is still at ``read_version``; otherwise leave it. Returns the
+        row as it now stands (compare the version with ``read_version + 1`` to know who won)."""
+        ...
+
+    def forget_digests(self, property_id: str, keys: Collection[tuple[str, str]]) -> None:
+        """Clear the digests of ``keys`` and move their versions on (their ledgers changed outside
+        a full sync: a full sync in progress must not keep a digest it computed before)."""
+        ...
+
+
+@dataclass(frozen=True)
+class PendingPush:
+    """One change the overbooking guard must push: nights of a room type whose occupancy changed
+    in the PMS through ``source_listing_id`` (None: not through one listing)."""
+
+    id: int
+    property_id: str
+    room_type_id: int
+    nights: tuple[date, ...]
+    source_listing_id: str | None
+    recorded_at: datetime
+
+
+class PendingPushStore(Protocol):
+    """Targeted pushes recorded before they are made, so that a replica taking a property over
+    makes the ones its previous owner had not finished, and none it had."""
+
+    def record(
+        self,
+        property_id: str,
+        room_type_id: int,
+        nights: Collection[date],
+        source_listing_id: str | None,
+        at: datetime,
+    ) -> int:
+        """Record one change; returns its id."""
+        ...
+
+    def claim(self, property_id: str, claimant: str, at: datetime) -> list[PendingPush]:
+        """Mark every unclaimed change of the property as ``claimant``'s and return them (oldest
+        first); a change claimed already is not returned again."""
+        ...
+
+    def done(self, property_id: str, claimant: str) -> int:
+        """Delete the changes ``claimant`` claimed (pushed, or given up); returns how many."""
+        ...
+
+    def release_claims(self, property_id: str) -> int:
+        """Unclaim every change of the property (its new owner does this: whoever claimed them
+        stopped before finishing); returns how many."""
+        ...
+
+    def waiting(self, property_id: str) -> int:
+        """Changes recorded and not done (claimed or not)."""
         ...
 
 

@@ -15,8 +15,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--scenario", choices=SCENARIOS, default="demo")
     parser.add_argument("--channel-name", default="RentalChannel")
+    parser.add_argument("--domains", type=int, default=0, help="serve this many properties at once")
     args = parser.parse_args(argv)
-    run_emulator(args.host, args.port, args.seed, args.scenario, args.channel_name)
+    run_emulator(args.host, args.port, args.seed, args.scenario, args.channel_name, args.domains)
 
 
 if __name__ == "__main__":

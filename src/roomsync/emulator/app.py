@@ -22,7 +22,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import Receive, Scope, Send
@@ -48,6 +48,8 @@ from roomsync.emulator.strict_body import check_request_body
 log = logging.getLogger("roomsync.emulator")
 
 RAW_SEND = "roomsync.emulator.raw_send"
+CLIENT_CLOSED = 499
+"""Logged status of a request whose client went away before it could be answered."""
 MEDIA_TYPE = {PayloadFormat.JSON: "application/json", PayloadFormat.XML: "application/xml"}
 HANDLER_PACKAGES = ("roomsync.emulator.channel", "roomsync.emulator.pms")
 
@@ -95,6 +97,11 @@ class OperationEndpoint:
             return
         try:
             outcome = await self._answer(request, fmt, fault)
+        except ClientDisconnect:
+            # the client hung up before its body arrived (its timeout): nothing to answer; the
+            # request was counted, as the service counts what reaches it
+            self._log(request, CLIENT_CLOSED, fmt, counted=True)
+            return
         except Exception:
             # A bug, but the client still gets the service's error body, never a bare 500.
             log.exception("unexpected error answering %s %s", request.method, request.url.path)
@@ -219,6 +226,7 @@ class OperationEndpoint:
                 status=status,
                 format=fmt.value,
                 counted=counted,
+                agent=request.headers.get("user-agent", ""),
             )
         )
 

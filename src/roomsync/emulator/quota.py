@@ -64,6 +64,10 @@ class TokenRegistry:
         self._expiry[token] = self.clock.now() + self.lifetime
         return token
 
+    def knows(self, token: str) -> bool:
+        """This registry issued ``token`` (valid or expired): the multi-domain front routes by it."""
+        return token in self._expiry
+
     def valid(self, token: str) -> bool:
         expires = self._expiry.get(token)
         return expires is not None and self.clock.now() < expires

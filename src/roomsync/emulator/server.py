@@ -31,10 +31,17 @@ def run_emulator(
     seed: int = DEFAULT_SEED,
     scenario: str = "demo",
     channel_name: str = "RentalChannel",
+    domains: int = 0,
 ) -> None:
-    """Serve the emulator with ``scenario`` until interrupted (``roomsync emulator``)."""
-    state = build_state(scenario, seed, channel_name=channel_name)
-    app = create_app(state)
+    """Serve the emulator with ``scenario`` until interrupted (``roomsync emulator``); with
+    ``domains`` > 0, that many properties behind one address (``roomsync.emulator.domains``)."""
+    app: ASGIApp
+    if domains > 0:
+        from roomsync.emulator.domains import DomainsApp, build_domains
+
+        app = DomainsApp(build_domains(domains, seed=seed, scenario=scenario))
+    else:
+        app = create_app(build_state(scenario, seed, channel_name=channel_name))
     log.info("emulator: scenario %s, seed %d, on http://%s:%d", scenario, seed, host, port)
     uvicorn.run(app, host=host, port=port, http="h11", log_level="warning", lifespan="on")
 

@@ -45,6 +45,8 @@ class LoggedRequest:
     status: int
     format: str
     counted: bool
+    agent: str = ""
+    """The request's User-Agent (roomsync names its replica and the part that sent it)."""
 
     def describe(self) -> dict[str, object]:
         return {
@@ -55,6 +57,7 @@ class LoggedRequest:
             "status": self.status,
             "format": self.format,
             "counted": self.counted,
+            "agent": self.agent,
         }
 
 

@@ -17,6 +17,7 @@ from roomsync.emulator.app import create_app
 from roomsync.emulator.clock import EmulatorClock
 from roomsync.emulator.scenario import build_state
 from roomsync.emulator.server import serve_in_thread
+from roomsync.property import PropertyContext
 
 
 class ClientFactory(Protocol):
@@ -95,7 +96,7 @@ async def make_client(
         if clock is not None:
             extra["clock"] = clock
         client = ServiceClient(
-            settings_for(emulator_url, tmp_path, fmt, **settings),
+            PropertyContext.of(settings_for(emulator_url, tmp_path, fmt, **settings)),
             budget_store=store.budget,
             token_store=store.tokens,
             retry=retry,

@@ -132,7 +132,7 @@ async def test_the_budget_view_shows_each_priority(
 
     # What `roomsync budget` shows: the same numbers from the store alone, no request sent.
     sent = control.total()
-    assert budget_for_today(store.budget, client.settings).lines == view.lines
+    assert budget_for_today(store.budget, client.context).lines == view.lines
     assert control.total() == sent
 
     console = Console(record=True, width=120)

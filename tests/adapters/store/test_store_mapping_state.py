@@ -8,7 +8,6 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-import sqlalchemy as sa
 
 from roomsync.adapters.store import NotFound, Store
 from roomsync.core.mapping import ListingKind, parse_mapping
@@ -186,22 +185,6 @@ def test_runs_whose_heartbeat_stopped_are_closed_as_abandoned(
     assert store.sync_runs.close_silent_runs(property_id, now - timedelta(seconds=90), now) == [
         in_flight_here
     ]
-
-
-def test_the_sync_memo_is_kept_per_property_and_replaced_whole(
-    store: Store, property_id: str, other_property_id: str
-) -> None:
-    assert store.sync_memo.load(property_id) == {}
-    store.sync_memo.save(property_id, {"digests": {"a": "1"}, "closures": {"4": ["2027-01-02"]}})
-    store.sync_memo.save(other_property_id, {"digests": {"b": "2"}})
-    store.sync_memo.save(property_id, {"digests": {"c": "3"}})  # replaced, not merged
-    assert store.sync_memo.load(property_id) == {"digests": {"c": "3"}}
-    assert store.sync_memo.load(other_property_id) == {"digests": {"b": "2"}}
-    with store.engine.begin() as conn:  # a damaged row reads as an empty memo (a cache)
-        conn.execute(
-            sa.text("UPDATE sync_memo SET body = '{not json' WHERE property_id = :p"), {"p": property_id}
-        )
-    assert store.sync_memo.load(property_id) == {}
 
 
 def test_reservation_link_is_claimed_once_then_completed(store: Store, property_id: str) -> None:

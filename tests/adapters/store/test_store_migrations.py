@@ -26,6 +26,8 @@ from roomsync.adapters.store.tables import METADATA
 from roomsync.settings import Settings
 
 STORE_TABLES = {
+    "property",
+    "night_history",
     "token",
     "budget_day",
     "calendar_day",
@@ -45,8 +47,14 @@ STORE_TABLES = {
     "availability_hold",
     "checkout_answer",
     "channel_reservation",
-    # 0004: the sync engine's memo, shared by replicas
-    "sync_memo",
+    # 0009: the sync engine's state as typed rows (0004's JSON memo moved into them) and the
+    # overbooking guard's pending pushes
+    "closure_scope",
+    "located_closure",
+    "listing_fact",
+    "listing_digest",
+    "pending_push",
+    "pending_push_night",
 }
 
 

@@ -7,9 +7,9 @@ import time
 from typing import Any
 
 import pytest
-from webhook_harness import HOST_A, PROPERTY, SECRET, STUDIO_A, Harness, signed_headers
 
 from roomsync.core.ports import InboxStatus
+from support.webhooks import HOST_A, PROPERTY, SECRET, STUDIO_A, Harness, signed_headers
 
 UNLINK: dict[str, Any] = {"action": "ListingsUnlinked", "hostId": HOST_A, "listingIds": [STUDIO_A]}
 

@@ -19,16 +19,16 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from webhook_harness import MAPPING, PROPERTY, SECRET, signed_headers
 
 from roomsync.adapters.store import Store, open_store
 from roomsync.adapters.store.webhook_records import SqlWebhookRecords
-from roomsync.adapters.webhooks import create_receiver_app
+from roomsync.app.webhooks import create_receiver_app
 from roomsync.core.api import webhooks as events
 from roomsync.core.mapping import parse_mapping
 from roomsync.emulator.server import serve_in_thread
-from roomsync.settings import Settings
+from roomsync.property import PropertyContext
 from strategies import from_model
+from support.webhooks import MAPPING, PROPERTY, receiver_settings, signed_headers
 
 EVENT_MODELS = sorted(set(events.EVENT_TYPES.values()), key=lambda model: model.__name__)
 
@@ -37,17 +37,10 @@ EVENT_MODELS = sorted(set(events.EVENT_TYPES.values()), key=lambda model: model.
 def receiver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Store]]:
     """A receiver with no PMS client (guest checks answer from the view alone) on loopback."""
     directory: Path = tmp_path_factory.mktemp("fuzz")
-    settings = Settings(
-        property_id=PROPERTY,
-        data_dir=directory,
-        database_url=f"sqlite:///{directory / 'roomsync.db'}",
-        webhook_secret=SECRET,
-        webhook_require_signature=True,
-        webhook_max_body_bytes=65536,
-    )
+    settings = receiver_settings(directory, webhook_max_body_bytes=65536)
     with open_store(settings, upgrade=True) as store:
         store.mappings.replace_mapping(PROPERTY, parse_mapping(MAPPING))
-        with serve_in_thread(create_receiver_app(settings, store)) as base_url:
+        with serve_in_thread(create_receiver_app(PropertyContext.of(settings), store)) as base_url:
             yield f"{base_url}/webhooks/RentalChannel", store
 
 

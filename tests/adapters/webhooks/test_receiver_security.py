@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from webhook_harness import HOST_A, STUDIO_A, Harness
 
 from roomsync.core.ports import InboxStatus
+from support.webhooks import HOST_A, STUDIO_A, Harness
 
 FORGED = {"action": "ListingsUnlinked", "hostId": HOST_A, "listingIds": [STUDIO_A]}
 """A valid event a forger would love: it pauses a listing."""

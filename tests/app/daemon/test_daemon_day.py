@@ -36,6 +36,8 @@ from daemon_harness import (
 )
 from prometheus_client.parser import text_string_to_metric_families
 
+from roomsync.emulator.pms.availability import room_calendars
+
 pytestmark = pytest.mark.slow
 
 DAY_SECONDS = 60.0
@@ -120,6 +122,7 @@ class Day:
             offset
             for offset in range(3, CHECKED_NIGHTS - nights)
             if all(sellable(self.night(offset + n)) for n in range(nights))
+            and one_room_free(self.emulator, int(room_type), self.night(offset), nights)
         )
         answer = self.emulator.post(
             "/guest/book",
@@ -131,6 +134,17 @@ class Day:
 
     def unlink(self, account_id: str, listing_id: str) -> None:
         self.emulator.post("/host/unlink", {"accountId": account_id, "listingIds": [listing_id]})
+
+
+def one_room_free(emulator: Emulator, room_type_id: int, first: date, nights: int) -> bool:
+    """Whether one room of the type is free on every night of the stay (roomsync answers a guest
+    by that rule: free rooms counted night by night can belong to different rooms)."""
+    pms = emulator.state.pms
+    rooms = [room for room in pms.rooms.values() if room.room_type_id == room_type_id]
+    calendars = room_calendars(
+        rooms, pms.reservations.values(), first, first + timedelta(days=nights - 1), group_dates=True
+    )
+    return any(len(c.runs) == 1 and c.runs[0].is_available == 1 for c in calendars)
 
 
 def pms_free_rooms(emulator: Emulator, first: date, last: date) -> dict[str, dict[str, int]]:

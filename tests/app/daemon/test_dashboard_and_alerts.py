@@ -19,7 +19,7 @@ DASHBOARD = CONFIG / "grafana-dashboard.json"
 ALERTS = CONFIG / "prometheus-alerts.yml"
 RULE_TESTS = Path(__file__).parent / "alert_rules_test.yml"
 SUFFIXES = ("", "_total", "_bucket", "_sum", "_count", "_created")
-METRIC = re.compile(r"\broomsync_[a-zA-Z0-9_]*")
+METRIC = re.compile(r"\b(?:roomsync|process)_[a-zA-Z0-9_]*")
 
 
 def promtool() -> str:
@@ -113,3 +113,24 @@ def test_the_alerts_fire_on_the_series_they_are_for() -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "SUCCESS" in result.stdout
+
+
+def test_every_dashboard_panel_of_a_property_follows_the_property_variable() -> None:
+    """Each query over a roomsync series selects ``property=~"$property"``; only the process panels
+    (CPU, memory, files: one process serves many properties) do not."""
+    panels = json.loads(DASHBOARD.read_text())["panels"]
+    unfiltered = [
+        query
+        for query in (target["expr"] for panel in panels for target in panel.get("targets", []))
+        if "roomsync_" in query and not all(
+            '{property=~"$property"' in part or 'property=~"$property"' in part
+            for part in query.split("roomsync_")[1:]
+        )
+    ]
+    assert unfiltered == []
+    every_series = {name for query in dashboard_queries() for name in METRIC.findall(query)}
+    assert {name for name in every_series if name.startswith("process_")} >= {
+        "process_cpu_seconds_total",
+        "process_resident_memory_bytes",
+        "process_open_fds",
+    }

@@ -11,6 +11,7 @@ from __future__ import annotations
 import subprocess
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -99,6 +100,28 @@ def test_admin_api_needs_the_token(daemon: DaemonProcess) -> None:
     assert daemon.admin("GET", "/status").status_code == 200
     spec = daemon.http.get(f"{daemon.url}/admin/openapi.json").json()
     assert {"/status", "/resync", "/dead-letters"} <= set(spec["paths"])
+
+
+def test_the_admin_docs_page_works_offline_and_asks_for_the_token(daemon: DaemonProcess) -> None:
+    page = daemon.http.get(f"{daemon.url}/admin/docs")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    html = page.text
+    assert 'id="token" type="password"' in html  # the page asks for the token
+    assert "/admin/properties/{property_id}/status" in html and "/admin/resync" in html
+    # nothing loaded from elsewhere: no external script, stylesheet or image
+    assert "http://" not in html and "https://" not in html and "<link" not in html
+    assert "src=" not in html
+    assert daemon.http.get(f"{daemon.url}/admin/redoc").status_code in (401, 404)
+
+
+def test_the_history_of_a_night_through_the_admin_api(daemon: DaemonProcess) -> None:
+    night = datetime.now(UTC).date() + timedelta(days=3)
+    answer = daemon.admin("GET", f"/properties/demo-hotel/listings/2001/41000003/nights/{night}")
+    assert answer.status_code == 200, answer.text
+    story = answer.json()
+    assert story["listing"] == "2001/41000003" and set(story["current"]) >= {"available", "count"}
+    assert story["current"]["available"]["trigger"] == "schedule"  # the daemon's first full sync
+    assert daemon.admin("GET", f"/properties/demo-hotel/listings/2001/9/nights/{night}").status_code == 404
 
 
 def test_status_lists_every_mapped_listing_with_the_schedule(daemon: DaemonProcess) -> None:
@@ -222,7 +245,8 @@ def test_cli_resync_runs_directly_when_no_daemon_runs(daemon: DaemonProcess, env
     assert direct.returncode == 0, direct.stderr
     assert "asking it" not in direct.stdout
     assert "result: ok" in direct.stdout  # the sync engine's own report: it ran in this process
-    assert not Path(env["ROOMSYNC_DATA_DIR"], "serve-demo-hotel.lock").read_text()
+    (lock,) = Path(env["ROOMSYNC_DATA_DIR"]).glob("serve-*.lock")  # one database, one lock file
+    assert not lock.read_text()
 
 
 def test_nothing_answers_admin_when_no_token_is_configured(emulator: Emulator, tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
+import psycopg
 import pytest
 from daemon_harness import (
     ROOMSYNC,
@@ -18,6 +19,8 @@ from daemon_harness import (
     start_daemon,
     wait_until,
 )
+
+from support.postgres import scratch_postgres_database
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +106,8 @@ def test_one_daemon_per_property_and_data_directory(emulator: Emulator, tmp_path
     try:
         second = serve({**env, "ROOMSYNC_SERVE_PORT": str(free_port())})
         assert second.returncode == 1
-        assert "already runs for this property" in last_line(second)
+        assert "already runs on this database" in last_line(second)
+        assert "SQLite serves one replica" in last_line(second)
         assert first.url in last_line(second)
     finally:
         assert first.stop() == 0
@@ -130,15 +134,7 @@ def test_a_second_signal_exits_at_once(emulator: Emulator, tmp_path: Path) -> No
 @pytest.mark.postgres
 def test_serving_on_postgres(emulator: Emulator, tmp_path: Path) -> None:
     """config/run-with-postgres.md: the same daemon on a PostgreSQL database (a scratch one)."""
-    import psycopg
-    from psycopg import sql
-
-    name = f"roomsync_daemon_{free_port()}"
-    admin_dsn = "host=127.0.0.1 port=5432 user=postgres dbname=test connect_timeout=5"
-    with psycopg.connect(admin_dsn, autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
+    with scratch_postgres_database("roomsync_daemon") as url:
         env = daemon_env(emulator.url, tmp_path / "data", free_port(), database_url=url, time_scale="0.01")
         daemon = start_daemon(env, tmp_path / "daemon.log", "--migrate")
         try:
@@ -148,14 +144,11 @@ def test_serving_on_postgres(emulator: Emulator, tmp_path: Path) -> None:
         finally:
             assert daemon.stop() == 0, daemon.log()[-2000:]
         assert not (tmp_path / "data" / "roomsync.db").exists()
-        with psycopg.connect(f"host=127.0.0.1 port=5432 user=postgres dbname={name}") as db:
+        with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://")) as db:
             kinds = dict(db.execute("SELECT kind, count(*) FROM sync_run GROUP BY kind").fetchall())
             running = db.execute("SELECT count(*) FROM sync_run WHERE result IS NULL").fetchone()
         assert kinds["sync"] >= 1 and kinds["poll"] >= 1
         assert running == (0,)
-    finally:
-        with psycopg.connect(admin_dsn, autocommit=True) as admin:
-            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
 
 
 def test_guest_check_answers_are_written_when_the_daemon_stops(emulator: Emulator, tmp_path: Path) -> None:

@@ -6,25 +6,23 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
-from psycopg import sql
 from sync_harness import NOW, Control, Emulator, EngineFactory, settings_for
 
 from roomsync.adapters.client import RetryPolicy, ServiceClient
 from roomsync.adapters.store import Store, open_store, upgrade_to_head
-from roomsync.app.sync import SyncEngine, SyncMemo, SyncOptions
+from roomsync.app.sync import SyncEngine, SyncOptions
 from roomsync.emulator.app import create_app
 from roomsync.emulator.clock import EmulatorClock
 from roomsync.emulator.scenario import build_state
 from roomsync.emulator.server import serve_in_thread
+from roomsync.property import PropertyContext
+from support.postgres import scratch_postgres_database
 
 FAST_RETRIES = RetryPolicy(max_retries=2, backoff_base=0.001, backoff_max=0.01, max_wait=2.0, settle=0.0)
-PG_ADMIN_DSN = "host=127.0.0.1 port=5432 user=postgres dbname=test connect_timeout=5"
 
 
 @pytest.fixture(scope="session")
@@ -42,25 +40,9 @@ def control(emulator: Emulator) -> Iterator[Control]:
     ctl.close()
 
 
-@contextmanager
-def scratch_postgres() -> Iterator[str]:
-    name = f"roomsync_sync_{secrets.token_hex(6)}"
-    try:
-        admin = psycopg.connect(PG_ADMIN_DSN, autocommit=True)
-    except psycopg.OperationalError as error:
-        pytest.fail(f"PostgreSQL at 127.0.0.1:5432 is unreachable: {error}; run `pytest -m 'not postgres'`")
-    with admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        yield f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
-    finally:
-        with psycopg.connect(PG_ADMIN_DSN, autocommit=True) as admin:
-            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
-
-
 @pytest.fixture(scope="session")
 def postgres_url() -> Iterator[str]:
-    with scratch_postgres() as url:
+    with scratch_postgres_database("roomsync_sync") as url:
         upgrade_to_head(url)
         yield url
 
@@ -94,8 +76,8 @@ async def make_engine(
     """Engines on the emulator with the real client; each gets a fresh client (a new process)."""
     clients: list[ServiceClient] = []
 
-    def make(store: Store, memo: SyncMemo | None = None, **settings: Any) -> SyncEngine:
-        chosen = settings_for(emulator.url, tmp_path, property_id=property_id, **settings)
+    def make(store: Store, **settings: Any) -> SyncEngine:
+        chosen = PropertyContext.of(settings_for(emulator.url, tmp_path, property_id=property_id, **settings))
         client = ServiceClient(
             chosen, budget_store=store.budget, token_store=store.tokens, retry=FAST_RETRIES, clock=lambda: NOW
         )
@@ -104,7 +86,6 @@ async def make_engine(
             chosen,
             store,
             client,
-            memo=memo,
             clock=lambda: NOW,
             options=SyncOptions(concurrency=4),
         )

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import httpx
 
 from roomsync.adapters.store import Store
-from roomsync.app.sync import SyncEngine, SyncMemo
+from roomsync.app.sync import SyncEngine
 from roomsync.app.sync.mapping_io import parse_mapping_toml
 from roomsync.emulator.state import EmulatorState
 from roomsync.settings import Settings
@@ -42,7 +42,7 @@ class Emulator:
 
 
 class EngineFactory(Protocol):
-    def __call__(self, store: Store, memo: SyncMemo | None = None, **settings: Any) -> SyncEngine: ...
+    def __call__(self, store: Store, **settings: Any) -> SyncEngine: ...
 
 
 def load_demo_mapping(store: Store, settings: Settings, state: EmulatorState) -> None:

@@ -27,7 +27,7 @@ from sync_harness import (
 from roomsync.adapters.store import Store
 from roomsync.adapters.store.webhook_records import ChannelBooking, SqlWebhookRecords
 from roomsync.app.daemon.observe import set_listing_gauges
-from roomsync.app.sync import ListingStatus, MemorySyncMemo, PricesResult, SyncOptions
+from roomsync.app.sync import ListingStatus, PricesResult, SyncOptions
 from roomsync.core.ports import ListingKey
 from roomsync.metrics import Metrics
 
@@ -65,7 +65,7 @@ async def test_demo_property_converges_and_a_quiet_sync_costs_three_reads(
     assert counts[PUT_INVENTORY] == len(connected) and counts[POST_PRICES] == 1
     assert control.total() == floor, (control.total(), floor, counts)
 
-    # a new engine, client and memo instance, as after a restart: only the store and memo file remain
+    # a new engine and client, as after a restart: only the store remains
     control.clear_log()
     second = await make_engine(store_on).sync_property()
 
@@ -222,7 +222,7 @@ async def test_paused_and_unconnected_listings_are_skipped_and_said_so(
     for listing_id, before in untouched.items():
         assert control.calendar(listing_id, FIRST, LAST) == before
     assert control.counts()[PUT_INVENTORY] == 3  # the two studios and the twins
-    set_listing_gauges(metrics, sqlite_store, engine.settings)  # as the daemon does after each job
+    set_listing_gauges(metrics, sqlite_store, engine.context)  # as the daemon does after each job
     paused = {"property": engine.property_id}
     sample = metrics.registry.get_sample_value
     assert sample("roomsync_paused_listings", paused | {"reason": "not_connected"}) == 2
@@ -336,7 +336,7 @@ async def test_the_budget_stops_price_reads_first_and_the_cache_fills_over_syncs
     emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
 ) -> None:
     control.call("POST", "/quota", {"dailyQuota": 150})  # the server's quota wins over the setting
-    engine = make_engine(sqlite_store, memo=MemorySyncMemo())
+    engine = make_engine(sqlite_store)
     engine.options = SyncOptions(price_reads_per_sync=1000)
     load_demo_mapping(sqlite_store, engine.settings, emulator.state)
 
@@ -355,7 +355,7 @@ async def test_the_budget_stops_price_reads_first_and_the_cache_fills_over_syncs
     assert budget.remaining >= 8  # the availability reserve was never touched
 
     control.call("POST", "/quota", {"dailyQuota": 3000})
-    second = await make_engine(sqlite_store, memo=MemorySyncMemo()).sync_property()
+    second = await make_engine(sqlite_store).sync_property()
 
     assert second.pms.prices_complete and second.result == "ok"
     assert second.pms.price_reads < HORIZON  # the nights cached by the first sync are not read again

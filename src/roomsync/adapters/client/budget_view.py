@@ -11,7 +11,7 @@ from roomsync.adapters.client.config import reserves_of
 from roomsync.core.budget import BudgetSnapshot, Reserves, budget_period, effective_quota
 from roomsync.core.catalog.types import Priority
 from roomsync.core.ports import BudgetStore
-from roomsync.settings import Settings
+from roomsync.property import PropertyContext
 
 __all__ = [
     "BudgetPeriod",
@@ -112,10 +112,13 @@ def current_period(
     return BudgetPeriod(day=day, quota=effective_quota(configured_quota, limits), resets_at=resets_at)
 
 
-def budget_for_today(store: BudgetStore, settings: Settings, *, now: datetime | None = None) -> BudgetView:
-    """The current budget of the settings' property as the store holds it; sends no request."""
+def budget_for_today(
+    store: BudgetStore, context: PropertyContext, *, now: datetime | None = None
+) -> BudgetView:
+    """The current budget of the property as the store holds it; sends no request."""
     now = now or datetime.now(UTC)
-    pid = settings.effective_property_id
+    settings = context.settings
+    pid = context.property_id
     period = current_period(store, pid, settings.daily_quota, now)
     return load_budget_view(
         store, pid, period.day, period.quota, reserves_of(settings), resets_at=period.resets_at

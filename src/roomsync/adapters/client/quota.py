@@ -129,7 +129,10 @@ class QuotaGate:
     ) -> QuotaExhausted:
         """The error for a 429 whose ``Retry-After`` runs to the reset: the server's day is spent."""
         resets_at = self._clock() + timedelta(seconds=wait)
+        before, provisional = self.today(), self._server_reset is None
         self._server_reset = resets_at
+        if provisional:
+            self._store.carry_over(self._property_id, before, self.today(), self.quota)
         self._store.observe_server(
             self._property_id, self.today(), self.quota, self.quota, resets_at=resets_at
         )
@@ -151,10 +154,17 @@ class QuotaGate:
         reset = _int_header(headers, self._headers.reset)
         now = self._clock()
         if reset is not None and reset >= 0:
+            provisional = self._server_reset is None
+            before = self.today()
             if reset > _EPOCH_THRESHOLD:
                 self._server_reset = datetime.fromtimestamp(reset, tz=UTC)
             else:
                 self._server_reset = now + timedelta(seconds=reset)
+            if provisional:
+                # what was counted by UTC midnight before the server said when its day ends
+                # belongs to the server's period (else a process started after UTC midnight but
+                # before the server's reset keeps two ledgers of one day)
+                self._store.carry_over(self._property_id, before, self.today(), self.quota)
         if limit is not None and limit > 0:
             self._server_quota = limit
         if limit is not None and limit > 0 and remaining is not None:

@@ -5,9 +5,10 @@
 (CalendarLedger), ``channel_prices`` (ChannelPriceLedger), ``pms_prices`` (PmsPriceCache),
 ``mappings`` (MappingStore), ``listing_states`` (ListingStateStore), ``sync_runs``
 (SyncRunStore), ``inbox`` (WebhookInbox), ``dead_letters`` (DeadLetterStore) and
-``reservation_links`` (ReservationLinkStore). Each call is one short transaction; whatever must be
-race-free across replicas sharing one Postgres is one atomic SQL statement guarded by a unique
-key or a conditional UPDATE, never a read followed by a write.
+``reservation_links`` (ReservationLinkStore), ``sync_state`` (SyncStateStore: the sync engine's
+closures, listing facts and digests) and ``pending_pushes`` (PendingPushStore). Each call is one
+short transaction; whatever must be race-free across replicas sharing one Postgres is one atomic
+SQL statement guarded by a unique key or a conditional UPDATE, never a read followed by a write.
 
 The schema is managed by the bundled Alembic migrations: ``upgrade_to_head``,
 ``current_revision``, ``head_revision``, ``pending_migrations`` (``roomsync db upgrade`` /

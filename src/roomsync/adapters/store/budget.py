@@ -126,6 +126,23 @@ class SqlBudgetStore:
             resets_at = resets_at.replace(tzinfo=UTC)
         return ServerLimits(quota=row.server_quota, resets_at=resets_at)
 
+    def carry_over(self, property_id: str, from_day: date, to_day: date, quota: int) -> None:
+        if from_day == to_day:
+            return
+        counters = ["used_local", *(_spent(p) for p in Priority), *(_refused(p) for p in Priority)]
+        with write_tx(self._engine) as conn:
+            moved = conn.execute(
+                sa.delete(BUDGET_DAY).where(_key(property_id, from_day)).returning(*(B[c] for c in counters))
+            ).one_or_none()
+            if moved is None:
+                return
+            _ensure_row(conn, property_id, to_day, quota)
+            conn.execute(
+                sa.update(BUDGET_DAY)
+                .where(_key(property_id, to_day))
+                .values({B[c]: B[c] + moved._mapping[c] for c in counters})
+            )
+
     def snapshot(self, property_id: str, day: date, quota: int) -> BudgetSnapshot:
         with read_tx(self._engine) as conn:
             row = conn.execute(sa.select(BUDGET_DAY).where(_key(property_id, day))).one_or_none()

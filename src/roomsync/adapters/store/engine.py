@@ -38,10 +38,13 @@ from roomsync.adapters.store.dead_letters import SqlDeadLetterStore
 from roomsync.adapters.store.inbox import SqlWebhookInbox
 from roomsync.adapters.store.listing_state import SqlListingStateStore
 from roomsync.adapters.store.mappings import SqlMappingStore
+from roomsync.adapters.store.night_history import SqlNightHistory
+from roomsync.adapters.store.pending_pushes import SqlPendingPushes
 from roomsync.adapters.store.pms_prices import SqlPmsPriceCache
+from roomsync.adapters.store.properties import SqlPropertyStore
 from roomsync.adapters.store.reservation_links import SqlReservationLinkStore
-from roomsync.adapters.store.sync_memo import SqlSyncMemo
 from roomsync.adapters.store.sync_runs import SqlSyncRunStore
+from roomsync.adapters.store.sync_state import SqlSyncState
 from roomsync.adapters.store.tokens import SqlTokenStore
 from roomsync.adapters.store.wal_checkpoints import WalCheckpointer, is_file_sqlite
 from roomsync.core.ports import (
@@ -51,10 +54,12 @@ from roomsync.core.ports import (
     DeadLetterStore,
     ListingStateStore,
     MappingStore,
+    PendingPushStore,
     PmsPriceCache,
+    PropertyStore,
     ReservationLinkStore,
-    SyncMemoStore,
     SyncRunStore,
+    SyncStateStore,
     TokenStore,
     WebhookInbox,
 )
@@ -219,7 +224,10 @@ class Store:
         self.inbox: WebhookInbox = SqlWebhookInbox(engine)
         self.dead_letters: DeadLetterStore = SqlDeadLetterStore(engine)
         self.reservation_links: ReservationLinkStore = SqlReservationLinkStore(engine)
-        self.sync_memo: SyncMemoStore = SqlSyncMemo(engine)
+        self.sync_state: SyncStateStore = SqlSyncState(engine)
+        self.pending_pushes: PendingPushStore = SqlPendingPushes(engine)
+        self.properties: PropertyStore = SqlPropertyStore(engine)
+        self.history = SqlNightHistory(engine)
         self.checkpointer: WalCheckpointer | None = None
 
     @property

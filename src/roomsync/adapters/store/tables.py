@@ -228,6 +228,33 @@ class DeadLetterRow(StoreModel, table=True):
     headers: dict[str, str] = Field(sa_type=JSON_TYPE)
 
 
+class NightHistoryRow(StoreModel, table=True):
+    """The history of nights (``roomsync.core.history``): one row per run of consecutive nights
+    that one confirmed request (or channel read) changed alike; kept ``history_keep_days``."""
+
+    __tablename__ = "night_history"
+    __table_args__ = (
+        sa.Index("ix_night_history_listing", "property_id", "account_id", "listing_id", "last_night"),
+        sa.Index("ix_night_history_at", "property_id", "at"),
+    )
+    id: int | None = Field(default=None, primary_key=True)
+    property_id: str
+    account_id: str
+    listing_id: str
+    first_night: date
+    last_night: date
+    at: datetime = _utc()
+    kind: str
+    field: str
+    old_value: Any = Field(default=None, sa_type=JSON_TYPE, nullable=True)
+    new_value: Any = Field(default=None, sa_type=JSON_TYPE, nullable=True)
+    facts: dict[str, Any] = Field(default_factory=dict, sa_type=JSON_TYPE)
+    request: dict[str, Any] = Field(default_factory=dict, sa_type=JSON_TYPE)
+    trigger: str = Field(sa_type=sa.Text())
+    run_kind: str
+    run_id: int | None = None
+
+
 class ReservationLinkRow(StoreModel, table=True):
     __tablename__ = "reservation_link"
     __table_args__ = (sa.Index("ix_reservation_link_pms_reservation", "property_id", "pms_reservation_id"),)
@@ -299,13 +326,79 @@ class CheckoutAnswerRow(StoreModel, table=True):
     inbox_id: int | None = None
 
 
-class SyncMemoRow(StoreModel, table=True):
-    """The sync engine's memo of a property (``roomsync.app.sync.memo``): a cache, as JSON."""
+PROPERTY_WIDE = 0
+"""``room_type_id`` of the closures of the whole property (PMS room type ids start at 1)."""
 
-    __tablename__ = "sync_memo"
+
+class ClosureScopeRow(StoreModel, table=True):
+    """When the closures of one scope (the property, or one room type) were last read: the row a
+    writer locks and compares, so an earlier read never replaces a later one."""
+
+    __tablename__ = "closure_scope"
     property_id: str = Field(primary_key=True)
-    body: str = Field(sa_type=sa.Text())
-    saved_at: datetime = _utc()
+    room_type_id: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    """A room type, or ``PROPERTY_WIDE``."""
+    read_at: datetime = _utc()
+
+
+class LocatedClosureRow(StoreModel, table=True):
+    """A run of closed nights of one scope, as the last sync located it (a cache of requests)."""
+
+    __tablename__ = "located_closure"
+    property_id: str = Field(primary_key=True)
+    room_type_id: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    first_night: date = Field(primary_key=True)
+    last_night: date
+
+
+class ListingFactRow(StoreModel, table=True):
+    """What ``GET Listings`` last said of a mapped listing beyond ``listing_state``."""
+
+    __tablename__ = "listing_fact"
+    property_id: str = Field(primary_key=True)
+    account_id: str = Field(primary_key=True)
+    listing_id: str = Field(primary_key=True)
+    missing: bool = False
+    total_inventory_count: int | None = None
+    read_at: datetime = _utc()
+
+
+class ListingDigestRow(StoreModel, table=True):
+    """A listing's sync digest: its ledger is its desired calendar for these inputs. ``version``
+    moves on at every change (compare-and-set)."""
+
+    __tablename__ = "listing_digest"
+    property_id: str = Field(primary_key=True)
+    account_id: str = Field(primary_key=True)
+    listing_id: str = Field(primary_key=True)
+    digest: str | None = Field(default=None, nullable=True)
+    version: int = 1
+
+
+class PendingPushRow(StoreModel, table=True):
+    """A change the overbooking guard has to push (nights in ``pending_push_night``)."""
+
+    __tablename__ = "pending_push"
+    __table_args__ = (sa.Index("ix_pending_push_property", "property_id", "id"),)
+    id: int | None = Field(default=None, primary_key=True)
+    property_id: str
+    room_type_id: int
+    source_listing_id: str | None = None
+    recorded_at: datetime = _utc()
+    claimed_by: str | None = None
+    """The flush that is pushing it (None: waiting)."""
+    claimed_at: datetime | None = _utc(default=None, nullable=True)
+
+
+class PendingPushNightRow(StoreModel, table=True):
+    __tablename__ = "pending_push_night"
+    push_id: int = Field(
+        primary_key=True,
+        foreign_key="pending_push.id",
+        ondelete="CASCADE",
+        sa_column_kwargs={"autoincrement": False},
+    )
+    night: date = Field(primary_key=True)
 
 
 class ChannelReservationRow(StoreModel, table=True):
@@ -333,6 +426,19 @@ class ChannelReservationRow(StoreModel, table=True):
     updated_at: datetime = _utc()
 
 
+class PropertyRow(StoreModel, table=True):
+    """A property of the deployment (``roomsync properties add``): the settings it sets for itself
+    and references to its secrets (``env:VAR`` / ``file:PATH``), never a secret in clear."""
+
+    __tablename__ = "property"
+    property_id: str = Field(primary_key=True)
+    overrides: dict[str, Any] = Field(default_factory=dict, sa_type=JSON_TYPE)
+    secret_refs: dict[str, str] = Field(default_factory=dict, sa_type=JSON_TYPE)
+    paused: bool = False
+    paused_reason: str | None = Field(default=None, sa_type=sa.Text(), nullable=True)
+    created_at: datetime = _utc()
+
+
 METADATA = StoreModel.metadata
 TABLES = METADATA.tables
 
@@ -349,9 +455,16 @@ LISTING_STATE = TABLES["listing_state"]
 SYNC_RUN = TABLES["sync_run"]
 WEBHOOK_INBOX = TABLES["webhook_inbox"]
 DEAD_LETTER = TABLES["dead_letter"]
+NIGHT_HISTORY = TABLES["night_history"]
 RESERVATION_LINK = TABLES["reservation_link"]
 AVAILABILITY_VIEW = TABLES["availability_view"]
 AVAILABILITY_HOLD = TABLES["availability_hold"]
 CHECKOUT_ANSWER = TABLES["checkout_answer"]
 CHANNEL_RESERVATION = TABLES["channel_reservation"]
-SYNC_MEMO = TABLES["sync_memo"]
+CLOSURE_SCOPE = TABLES["closure_scope"]
+LOCATED_CLOSURE = TABLES["located_closure"]
+LISTING_FACT = TABLES["listing_fact"]
+LISTING_DIGEST = TABLES["listing_digest"]
+PENDING_PUSH = TABLES["pending_push"]
+PENDING_PUSH_NIGHT = TABLES["pending_push_night"]
+PROPERTY = TABLES["property"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 
 from roomsync.core.api import webhooks as events
 
@@ -83,8 +83,3 @@ def channel_instant(text: str | None) -> datetime | None:
         except ValueError:
             return None
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-
-
-def stay_nights(start: date, nights: int) -> list[date]:
-    """The nights of a stay: ``start`` and the ``nights - 1`` after it."""
-    return [start + timedelta(days=offset) for offset in range(nights)]

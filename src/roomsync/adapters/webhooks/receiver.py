@@ -10,9 +10,13 @@ Per delivery, in this order:
    stripped);
 5. the event is stored in the inbox BEFORE anything is answered (a retry with the same
    ``X-Webhook-Id``, or without an id the same content, is recognised and not stored twice);
-6. CheckAvailability, MakeReservation and UpdateReservation are answered from the availability
-   view (:mod:`.checkout`); every other event is answered ``{"succeed": true,
-   "failure_code": null}`` and processed later by the worker.
+6. CheckAvailability, MakeReservation and UpdateReservation are handed to the guest-check desk
+   it was given (:class:`.ports.GuestCheckDesk`; the application's is
+   ``roomsync.app.webhooks.checkout``), which stores and answers them; every other event is
+   answered ``{"succeed": true, "failure_code": null}`` and processed later by the worker.
+
+The receiver only translates and stores: what a guest check is answered and how an event is
+applied are the application's (``roomsync.app.webhooks``), and it never imports them.
 
 Nothing escapes as a 500: anything unexpected is logged, kept as a dead letter when the database
 allows it, and answered 503 with a reason (so the service retries), never in silence.
@@ -22,9 +26,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from starlette.applications import Starlette
@@ -33,22 +37,17 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from roomsync.adapters.store import Store
-from roomsync.adapters.store.availability_view import SqlAvailabilityView
-from roomsync.adapters.store.webhook_records import SqlWebhookRecords
 from roomsync.adapters.webhooks.auth import WebhookAuth
-from roomsync.adapters.webhooks.availability import AvailabilityService
-from roomsync.adapters.webhooks.checkout import AnswerLog, CheckoutDesk
 from roomsync.adapters.webhooks.db_calls import DbCalls
 from roomsync.adapters.webhooks.keys import content_key, ordering_key, stored_text
 from roomsync.adapters.webhooks.kinds import NOTHING_TO_APPLY
-from roomsync.adapters.webhooks.mapping_index import CachedListingStates, CachedMapping
-from roomsync.adapters.webhooks.protocols import Clock, PmsClient
+from roomsync.adapters.webhooks.ports import Clock, GuestCheckDesk
 from roomsync.core.api import webhooks as events
 from roomsync.core.codec import PayloadError
 from roomsync.core.ports import NewDelivery
 from roomsync.core.webhook_signature import WEBHOOK_ID_HEADER
 from roomsync.metrics import Metrics
-from roomsync.settings import Settings
+from roomsync.property import PropertyContext
 
 log = logging.getLogger("roomsync.webhooks.receiver")
 
@@ -88,55 +87,35 @@ class WebhookReceiver:
 
     def __init__(
         self,
-        settings: Settings,
+        context: PropertyContext,
         store: Store,
         *,
-        client: PmsClient | None = None,
+        desk: GuestCheckDesk,
         metrics: Metrics | None = None,
         clock: Clock = utc_now,
         on_stored: Callable[[], None] | None = None,
     ) -> None:
+        settings = context.settings
+        self.context = context
         self.settings = settings
         self.store = store
-        self.property_id = settings.effective_property_id
+        self.property_id = context.property_id
         self.auth = WebhookAuth.from_settings(settings)
         self.metrics = metrics or Metrics()
         self.clock = clock
         self.on_stored = on_stored
         self.db = DbCalls(store.engine)
         self._flushing: asyncio.Task[None] | None = None
-        self.view = SqlAvailabilityView(store.engine)
-        self.records = SqlWebhookRecords(store.engine)
-        self.mapping = CachedMapping(store.mappings, self.property_id)
-        self.availability = AvailabilityService(
-            self.view,
-            client,
-            self.property_id,
-            max_age=timedelta(seconds=settings.availability_view_max_age_seconds),
-            read_timeout=settings.checkout_read_timeout_seconds,
-            clock=clock,
-            db=self.db,
-        )
-        self.desk = CheckoutDesk(
-            self.property_id,
-            store.inbox,
-            self.mapping,
-            CachedListingStates(store.listing_states, self.property_id),
-            self.availability,
-            self.view,
-            self.records,
-            clock,
-            self.db,
-        )
+        self.desk = desk
 
     def _flush_answers_soon(self) -> None:
-        """Write the answers recorded in bulk ``AnswerLog.FLUSH_SECONDS`` from now (one write for
+        """Write the answers recorded in bulk ``FLUSH_SECONDS`` from now (one write for
         a whole burst), without relying on the app's lifespan: mounted in another app, it has none."""
         if self._flushing is not None and not self._flushing.done():
             return
 
         async def flush_later() -> None:
-            await asyncio.sleep(AnswerLog.FLUSH_SECONDS)
+            await asyncio.sleep(self.desk.answers.FLUSH_SECONDS)
             try:
                 await self.db(self.desk.answers.flush)
             except Exception:
@@ -148,14 +127,15 @@ class WebhookReceiver:
         """Write the guest-check answers still gathered in memory (call on shutdown)."""
         await self.db(self.desk.answers.flush)
 
-    def set_client(self, client: PmsClient | None) -> None:
-        self.availability._client = client
-
     async def endpoint(self, request: Request) -> Response:
         received_at = self.clock()
         body = b""
         try:
             channel = request.path_params["channel"]
+            addressed = request.path_params.get("property", self.property_id)
+            if addressed != self.property_id:
+                log.warning("webhook for property %r refused (receiver of %s)", addressed, self.property_id)
+                return _reply(False, 404, f"unknown property {addressed!r}")
             if channel != self.settings.channel_name:
                 log.warning("webhook for unknown channel %r refused", channel)
                 return _reply(
@@ -166,7 +146,7 @@ class WebhookReceiver:
             body = await self._read_body(request)
             return await self._receive(request.headers, body, received_at)
         except _Refused as refused:
-            self.metrics.webhooks.labels(refused.action, "refused").inc()
+            self.metrics.webhooks.labels(self.property_id, refused.action, "refused").inc()
             log.warning("webhook refused with %d: %s", refused.status, refused.reason)
             if refused.dead_letter:
                 await self._dead_letter(refused.reason, body, request.headers, received_at)
@@ -176,7 +156,7 @@ class WebhookReceiver:
             return _reply(False, 400, "the sender disconnected before the body was read")
         except Exception as error:  # the catch-all: never a 500, never silence
             log.exception("webhook could not be received")
-            self.metrics.webhooks.labels("unknown", "error").inc()
+            self.metrics.webhooks.labels(self.property_id, "unknown", "error").inc()
             if not self._authenticates(request.headers, body, received_at):
                 # nothing from a sender that did not prove who it is is ever stored
                 return _reply(False, 401, "the delivery did not authenticate")
@@ -242,11 +222,12 @@ class WebhookReceiver:
             self._flush_answers_soon()
             self._stored(answered.delivery.duplicate, event.action)
             result = "succeed" if answered.verdict.succeed else "declined"
-            self.metrics.webhooks.labels(event.action, result).inc()
+            self.metrics.webhooks.labels(self.property_id, event.action, result).inc()
             return _reply(answered.verdict.succeed)
         accepted = await self.db(self.store.inbox.accept_delivery, delivery)
         self._stored(accepted.duplicate, event.action)
-        self.metrics.webhooks.labels(event.action, "duplicate" if accepted.duplicate else "stored").inc()
+        result = "duplicate" if accepted.duplicate else "stored"
+        self.metrics.webhooks.labels(self.property_id, event.action, result).inc()
         return _reply(True)
 
     def _stored(self, duplicate: bool, action: str) -> None:
@@ -272,38 +253,40 @@ class WebhookReceiver:
 
 
 def create_receiver_app(
-    settings: Settings,
+    context: PropertyContext,
     store: Store,
     *,
-    client: PmsClient | None = None,
-    client_factory: Callable[[], PmsClient] | None = None,
+    desk: GuestCheckDesk,
     metrics: Metrics | None = None,
     clock: Clock = utc_now,
     on_stored: Callable[[], None] | None = None,
+    on_start: Callable[[], Awaitable[None]] | None = None,
+    on_stop: Callable[[], Awaitable[None]] | None = None,
 ) -> Starlette:
-    """The receiver app. PMS reads for the availability view go through ``client``, or a client
-    that ``client_factory`` makes when the app starts (and closes when it stops); with neither,
-    guest checks are answered from the view as it is."""
-    receiver = WebhookReceiver(
-        settings, store, client=client, metrics=metrics, clock=clock, on_stored=on_stored
-    )
+    """The receiver app, handing guest checks to ``desk``. ``on_start`` and ``on_stop`` run when
+    the app starts and stops (the application opens and closes the desk's PMS client there); the
+    answers still gathered are written before ``on_stop``."""
+    receiver = WebhookReceiver(context, store, desk=desk, metrics=metrics, clock=clock, on_stored=on_stored)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        made: PmsClient | None = None
-        if client is None and client_factory is not None:
-            made = client_factory()
-            receiver.set_client(made)
+        if on_start is not None:
+            await on_start()
         try:
             yield
         finally:
-            await receiver.flush_answers()
-            closing = getattr(made, "aclose", None)
-            if closing is not None:
-                await closing()
+            try:
+                await receiver.flush_answers()
+            finally:
+                if on_stop is not None:
+                    await on_stop()
 
     app = Starlette(
-        routes=[Route("/webhooks/{channel}", receiver.endpoint, methods=["POST"])], lifespan=lifespan
+        routes=[
+            Route("/webhooks/{channel}", receiver.endpoint, methods=["POST"]),
+            Route("/webhooks/{channel}/{property}", receiver.endpoint, methods=["POST"]),
+        ],
+        lifespan=lifespan,
     )
     app.state.receiver = receiver
     return app

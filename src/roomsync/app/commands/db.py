@@ -12,13 +12,13 @@ from roomsync.adapters.store import (
     pending_migrations,
     upgrade_to_head,
 )
-from roomsync.app.cli_support import database_errors, fail, settings_or_exit
+from roomsync.app.cli_support import JSON_HELP, database_errors, echo_json, fail, settings_or_exit
 
 app = typer.Typer(help="The database schema: status and upgrade.", no_args_is_help=True)
 
 
 @app.command("status")
-def status() -> None:
+def status(as_json: bool = typer.Option(False, "--json", help=JSON_HELP)) -> None:
     """Show the database, its schema revision and whether migrations are pending."""
     settings = settings_or_exit()
     url = settings.effective_database_url
@@ -28,6 +28,11 @@ def status() -> None:
             pending = pending_migrations(url)
     except StoreUrlError as error:
         raise fail(str(error)) from None
+    if as_json:
+        echo_json(
+            {"database": display_url(url), "revision": current, "newest": head_revision(), "pending": pending}
+        )
+        return
     typer.echo(f"database  {display_url(url)}")
     typer.echo(f"revision  {current or '(empty)'}  (newest: {head_revision()})")
     typer.echo("pending migrations: run `roomsync db upgrade`" if pending else "schema is current")

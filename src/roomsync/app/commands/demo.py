@@ -35,10 +35,12 @@ from roomsync.app.sync.mapping_io import (
 )
 from roomsync.app.sync.render import calendar_table, listings_table, make_console, summary_lines
 from roomsync.app.sync.session import SyncSession, open_session
+from roomsync.core.ports import listing_text
 from roomsync.core.sync import Availability, DayState
 from roomsync.emulator.app import create_app
 from roomsync.emulator.scenario import DEFAULT_SEED, build_state
 from roomsync.emulator.server import serve_in_thread
+from roomsync.property import PropertyContext
 from roomsync.settings import Settings
 
 DEMO_DOMAIN = "demo-hotel"
@@ -94,7 +96,7 @@ def demo(
 
 async def _run(settings: Settings, base_url: str, console: Console) -> list[SyncLine]:
     async with (
-        open_session(settings, upgrade=True) as session,
+        open_session(PropertyContext.of(settings), upgrade=True) as session,
         httpx.AsyncClient(base_url=f"{base_url}/_emulator", timeout=10) as control,
     ):
         today = session.engine.clock().date()
@@ -160,7 +162,7 @@ async def _load_mapping(session: SyncSession, console: Console, today: date) -> 
     for suggestion in suggestions:
         listing = suggestion.listing
         table.add_row(
-            f"{listing.account_id}/{listing.listing_id}",
+            listing_text(listing.account_id, listing.listing_id),
             listing.name,
             suggestion.room_type.title if suggestion.room_type else "-",
             suggestion.kind,

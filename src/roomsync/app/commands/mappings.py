@@ -10,7 +10,7 @@ import typer
 
 from roomsync.adapters.client import ServiceClient, ServiceError
 from roomsync.adapters.store import display_url, open_store
-from roomsync.app.cli_support import EXIT_FAILURE, fail, settings_or_exit
+from roomsync.app.cli_support import EXIT_FAILURE, PROPERTY_HELP, context_or_exit, fail
 from roomsync.app.commands.sync import engine_errors
 from roomsync.app.sync.mapping_checks import check_against_service, read_service_facts
 from roomsync.app.sync.mapping_io import (
@@ -27,10 +27,14 @@ app = typer.Typer(help="The mapping of PMS room types to channel listings.", no_
 
 
 @app.command("load")
-def load(file: Path = typer.Argument(..., help="The TOML mapping (config/mapping.example.toml).")) -> None:
+def load(
+    file: Path = typer.Argument(..., help="The TOML mapping (config/mapping.example.toml)."),
+    property_id: str | None = typer.Option(None, "--property", help=PROPERTY_HELP),
+) -> None:
     """Validate FILE, check every room type, account, listing and the currency against the
     service (two requests) and make it the mapping; a wrong entry refuses the whole file."""
-    settings = settings_or_exit()
+    context = context_or_exit(property_id)
+    settings = context.settings
     try:
         text = read_mapping_text(file)
     except MappingError as error:  # not a mapping file at all: a failure, like an unreadable database
@@ -43,13 +47,13 @@ def load(file: Path = typer.Argument(..., help="The TOML mapping (config/mapping
     async def go() -> str:
         store = open_store(settings)
         try:
-            client = ServiceClient(settings, budget_store=store.budget, token_store=store.tokens)
+            client = ServiceClient(context, budget_store=store.budget, token_store=store.tokens)
             try:
                 facts = await read_service_facts(client, datetime.now(UTC).date())
             finally:
                 await client.aclose()
             check_against_service(mapping, facts, str(file))
-            store.mappings.replace_mapping(settings.effective_property_id, mapping)
+            store.mappings.replace_mapping(context.property_id, mapping)
             return facts.currency
         finally:
             store.close()
@@ -64,7 +68,7 @@ def load(file: Path = typer.Argument(..., help="The TOML mapping (config/mapping
     typer.echo(
         f"loaded {len(mapping.listings)} listings and {len(mapping.connected)} connected room types "
         f"(currency {currency}) into {display_url(settings.effective_database_url)} "
-        f"for property {settings.effective_property_id}"
+        f"for property {context.property_id}"
     )
 
 
@@ -74,17 +78,19 @@ def suggest_command(
         None, help="The currency to write (default: the one the PMS prices in, read with one request)."
     ),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the TOML here instead of stdout."),
+    property_id: str | None = typer.Option(None, "--property", help=PROPERTY_HELP),
 ) -> None:
     """Print a starting mapping: listings matched to room types by name, in the PMS's currency
     (three requests; two with --currency)."""
-    settings = settings_or_exit()
+    context = context_or_exit(property_id)
+    settings = context.settings
     if currency is not None and (len(currency) != 3 or not currency.isalpha()):
         raise fail(f"--currency {currency!r}: a three-letter code such as EUR")
 
     async def go() -> str:
         store = open_store(settings)
         try:
-            client = ServiceClient(settings, budget_store=store.budget, token_store=store.tokens)
+            client = ServiceClient(context, budget_store=store.budget, token_store=store.tokens)
             try:
                 listings, room_types = await read_for_suggestion(client)
                 chosen = currency.upper() if currency else None

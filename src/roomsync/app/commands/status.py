@@ -19,12 +19,14 @@ from rich.console import Console
 from rich.table import Table
 
 from roomsync.adapters.store import open_store
-from roomsync.app.cli_support import EXIT_FAILURE, fail, settings_or_exit
+from roomsync.app.cli_support import EXIT_FAILURE, JSON_HELP, PROPERTY_HELP, context_or_exit, echo_json, fail
 from roomsync.app.commands import sync as sync_commands
+from roomsync.app.commands.sync import engine_errors
 from roomsync.app.daemon.lock import DaemonAlreadyRunning, DaemonLock
 from roomsync.app.daemon.remote import AdminClient, AdminUnavailable, find_daemon
 from roomsync.app.daemon.status import PropertyStatus, ScheduleStatus, collect_status
-from roomsync.settings import Settings
+from roomsync.core.ports import ListingKey, listing_text
+from roomsync.property import PropertyContext
 
 
 def _duration(seconds: float | None) -> str:
@@ -83,7 +85,7 @@ def listings_table(status: PropertyStatus) -> Table:
     for row in status.listings:
         state = row.state if row.reason is None else f"{row.state}: {_short(row.reason)}"
         table.add_row(
-            f"{row.account_id}/{row.listing_id}" + ("" if row.mapped else " (not mapped)"),
+            listing_text(row.account_id, row.listing_id) + ("" if row.mapped else " (not mapped)"),
             str(row.room_type_id) if row.room_type_id is not None else "-",
             row.kind or "-",
             state,
@@ -125,38 +127,49 @@ def print_status(console: Console, status: PropertyStatus) -> None:
     console.print(budget_and_inbox(status))
 
 
-def _local_schedule(settings: Settings) -> ScheduleStatus | None:
+def _local_schedule(context: PropertyContext) -> ScheduleStatus | None:
     try:
-        store = open_store(settings)
+        store = open_store(context.settings)
     except Exception:  # the sync commands' status has already said what is wrong with the database
         return None
     try:
-        return collect_status(store, settings, datetime.now(UTC)).schedule
+        return collect_status(store, context, datetime.now(UTC)).schedule
     finally:
         store.close()
 
 
+def _local_status(context: PropertyContext) -> PropertyStatus:
+    with engine_errors(context.settings), open_store(context.settings) as store:
+        return collect_status(store, context, datetime.now(UTC))
+
+
 def status(
-    property_id: str | None = typer.Option(
-        None, "--property", help="Property to show (default: the settings' property)."
-    ),
+    property_id: str | None = typer.Option(None, "--property", help=PROPERTY_HELP),
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Status of every listing, the schedule, the budget and the webhooks (spends no request).
 
     Asks the running daemon when there is one (its admin API), else reads the database."""
-    overrides = {"property_id": property_id} if property_id else {}
-    settings = settings_or_exit(**overrides)
+    context = context_or_exit(property_id)
+    settings = context.settings
     console = Console()
     daemon = find_daemon(settings)
     if daemon is not None:
         try:
-            with AdminClient(settings, daemon, timeout=30.0) as admin:
-                print_status(console, PropertyStatus.model_validate(admin.status()))
+            with AdminClient(settings, daemon, context.property_id, timeout=30.0) as admin:
+                answer = PropertyStatus.model_validate(admin.status())
+            if as_json:
+                echo_json({"source": "daemon", "status": answer})
+            else:
+                print_status(console, answer)
             return
         except AdminUnavailable as why:
-            console.print(f"{why}; showing what the database holds", highlight=False)
-    sync_commands.status(property_id)
-    schedule = _local_schedule(settings)
+            Console(stderr=True).print(f"{why}; showing what the database holds", highlight=False)
+    if as_json:
+        echo_json({"source": "database", "status": _local_status(context)})
+        return
+    sync_commands.status(context.property_id)
+    schedule = _local_schedule(context)
     if schedule is not None:
         console.print(schedule_table(schedule))
 
@@ -187,6 +200,7 @@ def _print_remote_resync(console: Console, result: dict[str, Any]) -> None:
 
 
 def resync(
+    property_id: str | None = typer.Option(None, "--property", help=PROPERTY_HELP),
     listing: list[str] = typer.Option(
         [], "--listing", help="ACCOUNT/LISTING to resync (repeatable); default every mapped listing."
     ),
@@ -194,15 +208,18 @@ def resync(
     date_to: str | None = typer.Option(
         None, "--to", help="Last date (YYYY-MM-DD); default the horizon's end."
     ),
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Ignore the ledger: re-read the channel calendar and push the whole difference.
 
     Through the running daemon's admin API when a daemon runs for the property, else directly."""
-    settings = settings_or_exit()
+    context = context_or_exit(property_id)
+    settings = context.settings
     for value in listing:
-        account, _, listing_id = value.partition("/")
-        if not account or not listing_id:
-            raise fail(f"--listing {value!r}: write it as ACCOUNT/LISTING, e.g. 2001/41000001")
+        try:
+            ListingKey.parse(context.property_id, value)
+        except ValueError as error:
+            raise fail(f"--{error}") from None
     _check_date("--from", date_from)
     _check_date("--to", date_to)
     console = Console()
@@ -215,17 +232,21 @@ def resync(
             daemon = find_daemon(settings)  # one started meanwhile: ask it instead
         else:
             try:
-                sync_commands.resync(listing, date_from, date_to)
+                sync_commands.resync(context.property_id, listing, date_from, date_to, as_json)
             finally:
                 lock.release()
             return
     assert daemon is not None
     try:
-        with AdminClient(settings, daemon) as admin:
-            console.print(f"a daemon runs for this property: asking it at {admin.url}", highlight=False)
+        with AdminClient(settings, daemon, context.property_id) as admin:
+            if not as_json:
+                console.print(f"a daemon runs for this property: asking it at {admin.url}", highlight=False)
             result = admin.resync(listing, date_from, date_to)
     except AdminUnavailable as why:
         raise fail(str(why), EXIT_FAILURE) from None
-    _print_remote_resync(console, result)
+    if as_json:
+        echo_json(result)
+    else:
+        _print_remote_resync(console, result)
     if result["result"] in ("failed", "no_budget"):
         raise typer.Exit(EXIT_FAILURE)

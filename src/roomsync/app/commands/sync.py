@@ -17,12 +17,22 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from roomsync.adapters.client import AuthError
 from roomsync.adapters.client.budget_view import budget_for_today, render_budget
 from roomsync.adapters.store import SchemaNotCurrent, display_url, open_store
-from roomsync.app.cli_support import EXIT_FAILURE, database_errors, fail, settings_or_exit
+from roomsync.app.cli_support import (
+    EXIT_FAILURE,
+    JSON_HELP,
+    PROPERTY_HELP,
+    context_or_exit,
+    database_errors,
+    echo_json,
+    fail,
+)
 from roomsync.app.sync import NoMapping, SyncEngine, SyncReport
 from roomsync.app.sync.engine import ProgressHook, no_progress
 from roomsync.app.sync.render import listings_table, make_console, runs_table, states_table, summary_lines
+from roomsync.app.sync.report import report_as_dict
 from roomsync.app.sync.session import open_session
 from roomsync.core.ports import ListingKey
+from roomsync.property import PropertyContext
 from roomsync.settings import Settings
 
 EngineAction = Callable[[SyncEngine], Awaitable[SyncReport]]
@@ -44,16 +54,21 @@ def engine_errors(settings: Settings) -> Iterator[None]:
             raise fail(str(error)) from None
 
 
-def run_engine(settings: Settings, action: EngineAction, progress: ProgressHook = no_progress) -> SyncReport:
+def run_engine(
+    context: PropertyContext, action: EngineAction, progress: ProgressHook = no_progress
+) -> SyncReport:
     async def go() -> SyncReport:
-        async with open_session(settings, progress=progress) as session:
+        async with open_session(context, progress=progress) as session:
             return await action(session.engine)
 
-    with engine_errors(settings):
+    with engine_errors(context.settings):
         return asyncio.run(go())
 
 
-def print_report(console: Console, report: SyncReport) -> None:
+def print_report(console: Console, report: SyncReport, as_json: bool = False) -> None:
+    if as_json:
+        echo_json(report_as_dict(report))
+        return
     console.print(listings_table(report))
     for line in summary_lines(report):
         console.print(line, highlight=False)
@@ -86,40 +101,49 @@ def progress_bar(console: Console) -> Iterator[ProgressHook]:
         yield hook
 
 
-def plan() -> None:
+def plan(
+    property_id: str | None = typer.Option(None, "--property", help=PROPERTY_HELP),
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
     """Dry run: the writes a sync would send per listing, and the requests they would cost.
 
     Nothing is sent to the channel. The reads are real and cost requests (the PMS reads, and a
     channel read for a listing never synced); what they learn is kept for the next sync.
     """
-    settings = settings_or_exit()
+    context = context_or_exit(property_id)
     console = make_console()
-    report = run_engine(settings, lambda engine: engine.plan())
-    print_report(console, report)
+    report = run_engine(context, lambda engine: engine.plan())
+    print_report(console, report, as_json)
     _exit_for(report)
 
 
-def sync() -> None:
+def sync(
+    property_id: str | None = typer.Option(None, "--property", help=PROPERTY_HELP),
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
     """One sync: PMS reads within the budget, one PUT per changed listing, one Prices batch."""
-    settings = settings_or_exit()
+    context = context_or_exit(property_id)
     console = make_console()
-    with progress_bar(console) as hook:
-        report = run_engine(settings, lambda engine: engine.sync_property(), hook)
-    print_report(console, report)
+    if as_json:  # no progress bar: stdout carries one JSON document
+        report = run_engine(context, lambda engine: engine.sync_property())
+    else:
+        with progress_bar(console) as hook:
+            report = run_engine(context, lambda engine: engine.sync_property(), hook)
+    print_report(console, report, as_json)
     _exit_for(report)
 
 
-def _listing_keys(values: list[str]) -> list[tuple[str, str]]:
-    keys = []
-    for value in values:
-        account, _, listing = value.partition("/")
-        if not account or not listing:
-            raise fail(f"--listing {value!r}: write it as ACCOUNT/LISTING, e.g. 2001/41000001")
-        keys.append((account, listing))
-    return keys
+def _listing_keys(property_id: str, values: list[str]) -> list[tuple[str, str]]:
+    """The ``--listing`` keys, as the (account, listing) pairs the engine takes."""
+    try:
+        keys = [ListingKey.parse(property_id, value) for value in values]
+    except ValueError as error:
+        raise fail(f"--{error}") from None
+    return [(key.account_id, key.listing_id) for key in keys]
 
 
 def resync(
+    property_id: str | None = typer.Option(None, "--property", help=PROPERTY_HELP),
     listing: list[str] = typer.Option(
         [], "--listing", help="ACCOUNT/LISTING to resync (repeatable); default every mapped listing."
     ),
@@ -127,15 +151,19 @@ def resync(
     date_to: str | None = typer.Option(
         None, "--to", help="Last date (YYYY-MM-DD); default the horizon's end."
     ),
+    as_json: bool = False,
 ) -> None:
     """Ignore the ledger: re-read the channel calendar and push the whole difference."""
-    settings = settings_or_exit()
-    keys = _listing_keys(listing)
+    context = context_or_exit(property_id)
+    keys = _listing_keys(context.property_id, listing)
     first, last = _date_option("--from", date_from), _date_option("--to", date_to)
     console = make_console()
-    with progress_bar(console) as hook:
-        report = run_engine(settings, lambda engine: engine.resync(keys or None, first, last), hook)
-    print_report(console, report)
+    if as_json:
+        report = run_engine(context, lambda engine: engine.resync(keys or None, first, last))
+    else:
+        with progress_bar(console) as hook:
+            report = run_engine(context, lambda engine: engine.resync(keys or None, first, last), hook)
+    print_report(console, report, as_json)
     _exit_for(report)
 
 
@@ -149,14 +177,13 @@ def _date_option(name: str, value: str | None) -> date | None:
 
 
 def status(
-    property_id: str | None = typer.Option(
-        None, "--property", help="Property to show (default: the settings' property)."
-    ),
+    property_id: str | None = typer.Option(None, "--property", help=PROPERTY_HELP),
+    as_json: bool = False,
 ) -> None:
     """Last sync of every mapped listing, paused listings and why, recent runs, budget (no request)."""
-    overrides = {"property_id": property_id} if property_id else {}
-    settings = settings_or_exit(**overrides)
-    pid = settings.effective_property_id
+    context = context_or_exit(property_id)
+    settings = context.settings
+    pid = context.property_id
     console = make_console()
     with engine_errors(settings):
         store = open_store(settings)
@@ -167,7 +194,7 @@ def status(
                 for s in store.listing_states.list_listing_states(pid)
             }
             runs = store.sync_runs.recent_runs(pid, limit=5)
-            view = budget_for_today(store.budget, settings)
+            view = budget_for_today(store.budget, context)
             if mapping is not None:
                 for entry in mapping.listings:
                     key = (entry.account_id, entry.listing_id)
@@ -175,6 +202,20 @@ def status(
                         states[key] = store.listing_states.get_listing_state(ListingKey(pid, *key))
         finally:
             store.close()
+    if as_json:
+        echo_json(
+            {
+                "property": pid,
+                "mapping_loaded": mapping is not None,
+                "listings": [
+                    {"listing": f"{key[0]}/{key[1]}", "state": state}
+                    for key, state in sorted(states.items())
+                ],
+                "recent_runs": runs,
+                "budget": view,
+            }
+        )
+        return
     console.print(f"property {pid}  database {display_url(settings.effective_database_url)}", highlight=False)
     if mapping is None:
         console.print("no mapping loaded: `roomsync mappings suggest`, then `roomsync mappings load FILE`")

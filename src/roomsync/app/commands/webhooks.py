@@ -19,13 +19,18 @@ from rich.table import Table
 
 from roomsync.adapters.store import SchemaNotCurrent, Store, StoreUrlError, display_url, open_store
 from roomsync.adapters.store.webhook_records import SqlWebhookRecords
-from roomsync.adapters.webhooks.keys import content_key, ordering_key
-from roomsync.adapters.webhooks.listing_events import reason_code
-from roomsync.app.cli_support import EXIT_FAILURE, database_errors, fail, settings_or_exit
-from roomsync.core.api.webhooks import parse_webhook
-from roomsync.core.codec import PayloadError
-from roomsync.core.ports import InboxStatus, NewDelivery
-from roomsync.core.webhook_signature import WEBHOOK_ID_HEADER
+from roomsync.app.cli_support import (
+    EXIT_FAILURE,
+    JSON_HELP,
+    PROPERTY_HELP,
+    context_or_exit,
+    database_errors,
+    echo_json,
+    fail,
+)
+from roomsync.app.webhook_replay import ReplayRefused, replay_dead_letter, replay_event
+from roomsync.app.webhooks.listing_events import reason_code
+from roomsync.core.ports import InboxStatus
 
 app = typer.Typer(
     help="Webhook deliveries: recent events, guest-check answers, dead letters; show, replay, resume.",
@@ -35,12 +40,13 @@ console = Console(width=160)
 
 
 @contextmanager
-def _store() -> Iterator[tuple[Store, str]]:
-    settings = settings_or_exit()
+def _store(property_id: str | None) -> Iterator[tuple[Store, str]]:
+    context = context_or_exit(property_id)
+    settings = context.settings
     url = settings.effective_database_url
     try:
         with database_errors(display_url(url)), open_store(settings) as store:
-            yield store, settings.effective_property_id
+            yield store, context.property_id
     except (StoreUrlError, SchemaNotCurrent) as error:
         raise fail(str(error)) from None
 
@@ -59,16 +65,29 @@ def overview(
     ctx: typer.Context,
     limit: int = typer.Option(20, min=1, help="Rows per table."),
     status: InboxStatus | None = typer.Option(None, help="Only inbox events in this status."),
+    property_option: str | None = typer.Option(None, "--property", help=PROPERTY_HELP),
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """List the latest inbox events, guest-check answers and dead letters."""
     if ctx.invoked_subcommand is not None:
         return
-    with _store() as (store, property_id):
+    with _store(property_option) as (store, property_id):
         records = SqlWebhookRecords(store.engine)
         rows = records.recent_inbox(property_id, limit, status.value if status else None)
         answers = records.recent_answers(property_id, limit)
         letters = store.dead_letters.list_dead_letters(property_id, limit)
         counts = store.inbox.count_by_status(property_id)
+    if as_json:
+        echo_json(
+            {
+                "property": property_id,
+                "counts": {status.value: counts[status] for status in InboxStatus},
+                "events": rows,
+                "guest_checks": answers,
+                "dead_letters": letters,
+            }
+        )
+        return
 
     summary = ", ".join(f"{s.value} {counts[s]}" for s in InboxStatus)
     events = Table(title=f"Webhook events of {property_id} ({summary})")
@@ -115,9 +134,10 @@ def overview(
 def show(
     item_id: int = typer.Argument(..., help="Inbox event id (or dead letter id with --dead-letter)."),
     dead_letter: bool = typer.Option(False, "--dead-letter", help="ITEM_ID names a dead letter."),
+    property_option: str | None = typer.Option(None, "--property", help=PROPERTY_HELP),
 ) -> None:
     """Print the body of one event or dead letter."""
-    with _store() as (store, property_id):
+    with _store(property_option) as (store, property_id):
         if dead_letter:
             found = next(
                 (d for d in store.dead_letters.list_dead_letters(property_id, 100_000) if d.id == item_id),
@@ -150,70 +170,28 @@ def show(
 def replay(
     item_id: int = typer.Argument(..., help="Inbox event id (or dead letter id with --dead-letter)."),
     dead_letter: bool = typer.Option(False, "--dead-letter", help="Parse a dead letter's body again."),
+    property_option: str | None = typer.Option(None, "--property", help=PROPERTY_HELP),
 ) -> None:
     """Process one event again (the running daemon's worker picks it up at once)."""
     now = datetime.now(UTC)
-    with _store() as (store, property_id):
-        if dead_letter:
-            _replay_dead_letter(store, property_id, item_id, now)
-            return
-        item = store.inbox.get_item(property_id, item_id)
-        if item is None:
-            raise fail(
-                f"no inbox event {item_id} for property {property_id} (processed events are deleted "
-                "after webhook_keep_days)",
-                EXIT_FAILURE,
-            )
-        if item.status is InboxStatus.PROCESSING:
-            raise fail(
-                f"event {item_id} is being processed by a worker right now; try again later", EXIT_FAILURE
-            )
-        if item.status is InboxStatus.PENDING:
-            typer.echo(f"event {item_id} ({item.action}) is waiting in the queue already")
-            return
-        store.inbox.mark_failed(
-            property_id,
-            item_id,
-            f"replay asked for by an operator (was {item.status.value})",
-            now,
-            retry_at=now,
-        )
-    typer.echo(f"event {item_id} ({item.action}) is queued again; the worker applies it once more")
-
-
-def _replay_dead_letter(store: Store, property_id: str, letter_id: int, now: datetime) -> None:
-    letter = next(
-        (d for d in store.dead_letters.list_dead_letters(property_id, 100_000) if d.id == letter_id), None
-    )
-    if letter is None:
-        raise fail(f"no dead letter {letter_id} for property {property_id}", EXIT_FAILURE)
-    try:
-        event = parse_webhook(letter.body.encode())
-    except PayloadError as error:
-        raise fail(f"dead letter {letter_id} still cannot be read: {error}", EXIT_FAILURE) from None
-    headers = {name.lower(): value for name, value in letter.headers.items()}
-    webhook_id = headers.get(WEBHOOK_ID_HEADER.lower())
-    accepted = store.inbox.accept_delivery(
-        NewDelivery(
-            property_id=property_id,
-            action=event.action,
-            body=letter.body,
-            content_key=content_key(event, webhook_id),
-            received_at=now,
-            webhook_id=webhook_id,
-            reservation_key=ordering_key(event),
-        )
-    )
-    if accepted.duplicate:
-        typer.echo(f"dead letter {letter_id} is inbox event {accepted.id} already")
-    else:
-        typer.echo(f"dead letter {letter_id} ({event.action}) is inbox event {accepted.id} now")
+    with _store(property_option) as (store, property_id):
+        try:
+            if dead_letter:
+                said = replay_dead_letter(store, property_id, item_id, now)
+            else:
+                said = replay_event(store, property_id, item_id, now)
+        except ReplayRefused as refused:
+            raise fail(str(refused), EXIT_FAILURE) from None
+    typer.echo(said)
 
 
 @app.command("resume")
-def resume(listing_id: str = typer.Argument(..., help="The channel listing to push to again.")) -> None:
+def resume(
+    listing_id: str = typer.Argument(..., help="The channel listing to push to again."),
+    property_option: str | None = typer.Option(None, "--property", help=PROPERTY_HELP),
+) -> None:
     """Lift the pause of a listing (one no event of the channel lifts: suspension, revocation)."""
-    with _store() as (store, property_id):
+    with _store(property_option) as (store, property_id):
         states = [
             s
             for s in store.listing_states.list_listing_states(property_id)

@@ -22,7 +22,7 @@ from decimal import Decimal
 
 from roomsync.adapters.store.availability_view import SqlAvailabilityView
 from roomsync.app.sync.channel import ListingRun
-from roomsync.app.sync.closures import Closures, remembered_closures
+from roomsync.app.sync.closures import remembered
 from roomsync.app.sync.connected import push_connected_prices
 from roomsync.app.sync.engine import SyncEngine
 from roomsync.app.sync.pms import PmsFacts, counts_of, read_free_room_ids
@@ -60,7 +60,7 @@ class DaemonEngine(SyncEngine):
         nights = self._horizon()
         first, last = nights[0], nights[-1]
         report.first_night, report.last_night = first, last
-        memo = await asyncio.to_thread(self.memo.load, self.property_id)
+        located = await asyncio.to_thread(self.sync_state.located_closures, self.property_id)
         states = await self._listing_states(mapping.listings)
         read_started = self.clock()
         rooms = await read_free_room_ids(self.client, first, last, Priority.AVAILABILITY)
@@ -70,14 +70,7 @@ class DaemonEngine(SyncEngine):
         await asyncio.to_thread(
             SqlAvailabilityView(self.store.engine).save_read, self.property_id, read_started, free, rooms
         )
-        closures_memo = memo.get("closures") or {}
-        property_closed = remembered_closures(
-            {"room_types": {"0": closures_memo.get("property", [])}}, first, last
-        )
-        closures = Closures(
-            property_closed=property_closed.get(0, frozenset()),
-            room_types=remembered_closures(closures_memo, first, last),
-        )
+        closures = remembered(located, first, last)
         room_types = {entry.room_type_id for entry in mapping.listings}
         prices = await asyncio.to_thread(self._cached_prices, mapping, room_types, first, last)
         run = ListingRun(
@@ -89,11 +82,11 @@ class DaemonEngine(SyncEngine):
             max_dates_per_request=self.settings.max_dates_per_request,
             require_ledger=True,
         )
-        facts = PmsFacts(first, last, free, closures, prices)
-        report.listings = await self._listings(run, mapping.listings, facts, states, memo)
+        facts = PmsFacts(first, last, free, closures, prices, read_at=read_started)
+        report.listings = await self._listings(run, mapping.listings, facts, states)
         # as after the engine's own targeted push: a listing whose ledger this poll may have changed
         # must not be skipped by the next full sync on the strength of a digest recorded before
-        touched = [o.key for o in report.listings if o.status not in UNTOUCHED]
+        touched = [o for o in report.listings if o.status not in UNTOUCHED]
         if touched:
             await self._forget_digests(touched)
 

@@ -22,7 +22,7 @@ class _Health:
 
 
 class HealthLog:
-    def __init__(self, logger: logging.Logger) -> None:
+    def __init__(self, logger: logging.Logger | logging.LoggerAdapter[logging.Logger]) -> None:
         self._log = logger
         self._jobs: dict[str, _Health] = {}
 

@@ -1,8 +1,11 @@
-"""One daemon per property and data directory, and how the CLI finds it.
+"""One daemon per SQLite database, and how the CLI finds the daemon of this machine.
 
-``roomsync serve`` holds an exclusive ``flock`` on ``data_dir/serve-<property>.lock`` for as long
-as it runs, and writes into it where its admin API answers. The kernel drops the lock when the
-process dies, however it dies, so a stale file never blocks a restart. The CLI
+``roomsync serve`` holds an exclusive ``flock`` on ``data_dir/serve-<database>.lock`` (a digest
+of the database URL) for as long as it runs, and writes into it where its admin API answers. On
+SQLite that is what refuses a second replica; on Postgres, where replicas coordinate through the
+database, the first replica of the machine holds it only to tell the CLI where it answers. The
+kernel drops the lock when the process dies, however it dies, so a stale file never blocks a
+restart. The CLI
 (``roomsync resync``, ``roomsync status``) tries the same lock: if it cannot take it, a daemon is
 running and the file says where to reach it.
 """
@@ -10,12 +13,12 @@ running and the file says where to reach it.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
-from urllib.parse import quote
 
 from roomsync.settings import Settings
 
@@ -33,7 +36,8 @@ class DaemonInfo:
 
 
 def lock_path(settings: Settings) -> Path:
-    return settings.data_dir / f"serve-{quote(settings.effective_property_id, safe='')}.lock"
+    digest = hashlib.sha256(settings.effective_database_url.encode()).hexdigest()[:12]
+    return settings.data_dir / f"serve-{digest}.lock"
 
 
 def _read(handle: IO[str]) -> DaemonInfo:
@@ -68,7 +72,7 @@ class DaemonLock:
             other = _read(handle)
             handle.close()
             raise DaemonAlreadyRunning(
-                f"another roomsync {other.role} (pid {other.pid or '?'}) already runs for this property "
+                f"another roomsync {other.role} (pid {other.pid or '?'}) already runs on this database "
                 f"with data_dir {self.path.parent}"
                 + (f", answering on {other.admin_url}" if other.admin_url else "")
             ) from None

@@ -19,8 +19,9 @@ from roomsync.app.daemon.status import SYNCED_RESULTS, listing_rows
 from roomsync.app.sync.engine import pause_label
 from roomsync.core.budget import BudgetSnapshot, Reserves
 from roomsync.core.catalog.types import Priority
+from roomsync.core.ports import listing_text
 from roomsync.metrics import Metrics, gauge_value
-from roomsync.settings import Settings
+from roomsync.property import PropertyContext
 
 AUTH_STATUSES = frozenset({401, 403})
 
@@ -45,8 +46,8 @@ class RequestMeter:
 
     def __call__(self, record: RequestRecord) -> None:
         status = "error" if record.status is None else str(record.status)
-        self.metrics.requests.labels(record.operation, status).inc()
-        self.metrics.request_seconds.labels(record.operation).observe(record.seconds)
+        self.metrics.requests.labels(self.property_id, record.operation, status).inc()
+        self.metrics.request_seconds.labels(self.property_id, record.operation).observe(record.seconds)
         if record.status is None:
             return
         refused_token = record.operation == "request_token" and record.status in (400, 401)
@@ -100,17 +101,17 @@ def set_store_gauges(metrics: Metrics, store: Store, property_id: str, now: date
 PAUSE_LABELS = ("not_connected", "missing", "room_type_missing", "unlinked", "suspend", "revoked", "other")
 
 
-def set_listing_gauges(metrics: Metrics, store: Store, settings: Settings) -> None:
+def set_listing_gauges(metrics: Metrics, store: Store, context: PropertyContext) -> None:
     """Every mapped listing, synced or not, from the store: its last success (0 when it never
     succeeded, so a listing that never syncs is stale, and an alert can fire, instead of absent)
     and the count of listings not being synced by reason."""
-    property_id = settings.effective_property_id
-    _, rows = listing_rows(store, settings, {})
+    property_id = context.property_id
+    _, rows = listing_rows(store, context, {})
     not_synced: dict[str, int] = dict.fromkeys(PAUSE_LABELS, 0)
     for row in rows:
         if not row.mapped:
             continue
-        key = f"{row.account_id}/{row.listing_id}"
+        key = listing_text(row.account_id, row.listing_id)
         succeeded = (row.last_sync_result or "").startswith(SYNCED_RESULTS) and row.last_synced_at
         gauge = metrics.listing_last_success.labels(property_id, key)
         if succeeded and row.last_synced_at is not None:

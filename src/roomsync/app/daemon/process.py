@@ -24,7 +24,7 @@ import uvicorn
 from roomsync.adapters.webhooks import WebhookAuth
 from roomsync.app.daemon.app import create_daemon_app
 from roomsync.app.daemon.lock import DaemonAlreadyRunning
-from roomsync.app.daemon.runtime import Daemon
+from roomsync.app.daemon.replica import Replica
 from roomsync.app.daemon.startup import StartupError
 from roomsync.settings import Settings
 
@@ -81,14 +81,14 @@ async def serve(settings: Settings, host: str, port: int, *, migrate: bool) -> N
     """Check, bind, serve until a signal; raises ``StartupError`` with one line when it cannot start."""
     url = local_url(host, port)
     sock = bind_socket(host, port)
-    daemon = Daemon(settings)
+    replica = Replica(settings)
     try:
         try:
-            await daemon.open(migrate=migrate, admin_url=url)
+            await replica.open(migrate=migrate, admin_url=url)
         except DaemonAlreadyRunning as error:
             raise StartupError(str(error)) from None
         config = uvicorn.Config(
-            create_daemon_app(daemon),
+            create_daemon_app(replica),
             http="h11",
             lifespan="on",
             log_config=None,
@@ -96,16 +96,29 @@ async def serve(settings: Settings, host: str, port: int, *, migrate: bool) -> N
             timeout_graceful_shutdown=int(settings.shutdown_grace_seconds) or 1,
         )
         server = DaemonServer(config)
-        log.info("listening on %s (webhooks /webhooks/%s, /metrics, /healthz)", url, settings.channel_name)
-        receiver_auth = WebhookAuth.from_settings(settings)
-        strict = receiver_auth.require_signature or receiver_auth.token is not None
-        log.log(logging.INFO if strict else logging.WARNING, "webhook receiver: %s", receiver_auth.describe())
+        log.info(
+            "replica %s listening on %s (webhooks /webhooks/%s/{property}, /metrics, /healthz); %s",
+            replica.name,
+            url,
+            settings.channel_name,
+            f"serving property {replica.only_property()}" if replica.single
+            else f"{len(replica.contexts)} properties in the database, shared with the other replicas",
+        )
+        for context in replica.contexts.values():
+            receiver_auth = WebhookAuth.from_settings(context.settings)
+            strict = receiver_auth.require_signature or receiver_auth.token is not None
+            log.log(
+                logging.INFO if strict else logging.WARNING,
+                "webhook receiver of %s: %s",
+                context.property_id,
+                receiver_auth.describe(),
+            )
         await server.serve(sockets=[sock])
         if server.started is False and not server.should_exit:
             raise StartupError("the server did not start (see the log above)")
     finally:
         sock.close()
-        await daemon.close()
+        await replica.close()
 
 
 def run(settings: Settings, host: str, port: int, *, migrate: bool) -> None:

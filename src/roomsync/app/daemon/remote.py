@@ -7,8 +7,10 @@ goes through its admin API, never around it: two writers of one listing would ra
 
 from __future__ import annotations
 
+import getpass
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 
@@ -49,8 +51,17 @@ def find_daemon(settings: Settings) -> FoundDaemon | None:
     return FoundDaemon(None, local.pid, local.role)
 
 
+def _detail(response: httpx.Response) -> object:
+    try:
+        return response.json().get("detail")
+    except ValueError:
+        return None
+
+
 class AdminClient:
-    def __init__(self, settings: Settings, daemon: FoundDaemon, *, timeout: float = 600.0) -> None:
+    def __init__(
+        self, settings: Settings, daemon: FoundDaemon, property_id: str, *, timeout: float = 600.0
+    ) -> None:
         where = f"pid {daemon.pid}" if daemon.pid else "another process"
         if daemon.url is None:
             raise AdminUnavailable(
@@ -64,7 +75,7 @@ class AdminClient:
             )
         self.url = daemon.url
         self._http = httpx.Client(
-            base_url=f"{daemon.url}/admin",
+            base_url=f"{daemon.url}/admin/properties/{quote(property_id, safe='')}",
             headers={"Authorization": f"Bearer {settings.admin_token.get_secret_value()}"},
             timeout=timeout,
         )
@@ -78,7 +89,7 @@ class AdminClient:
     def _answer(self, response: httpx.Response) -> Any:
         if response.status_code == 401:
             raise AdminUnavailable(f"the daemon at {self.url} refused the admin_token (401)")
-        if response.status_code == 404 and response.request.url.path.endswith(("/status", "/resync")):
+        if response.status_code == 404 and _detail(response) == "Not Found":
             raise AdminUnavailable(f"the daemon at {self.url} has its admin API off (no admin_token set)")
         if response.is_error:
             try:
@@ -92,5 +103,10 @@ class AdminClient:
         return self._answer(self._http.get("/status"))
 
     def resync(self, listings: list[str], date_from: str | None, date_to: str | None) -> Any:
-        body = {"listings": listings, "date_from": date_from, "date_to": date_to}
+        # who asks goes into the history of the nights the resync pushes
+        try:
+            who = f"{getpass.getuser()} (command line)"[:80]
+        except (KeyError, OSError):  # a container's user without a name
+            who = "the command line"
+        body = {"listings": listings, "date_from": date_from, "date_to": date_to, "requested_by": who}
         return self._answer(self._http.post("/resync", json=body))

@@ -29,20 +29,18 @@ import contextlib
 import logging
 import math
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-
-from starlette.applications import Starlette
+from typing import Any
 
 from roomsync.adapters.client import ServiceClient
 from roomsync.adapters.client.config import reserves_of
 from roomsync.adapters.store import Store
-from roomsync.adapters.webhooks import InboxWorker, create_receiver_app, create_worker
 from roomsync.app.daemon.debounce import PushDebouncer
 from roomsync.app.daemon.engine import POLL, REPUSH, DaemonEngine
 from roomsync.app.daemon.health import HealthLog
-from roomsync.app.daemon.lock import DaemonLock
+from roomsync.app.daemon.inbox_loop import InboxClaimLoop
 from roomsync.app.daemon.observe import (
     GaugeState,
     RequestMeter,
@@ -52,14 +50,15 @@ from roomsync.app.daemon.observe import (
 )
 from roomsync.app.daemon.planning import PollPlan, plan_polling
 from roomsync.app.daemon.scheduler import ChainScheduler, wall_now
-from roomsync.app.daemon.startup import check_credentials, check_mapping, check_settings, open_checked_store
+from roomsync.app.daemon.startup import check_credentials, check_mapping, check_settings
 from roomsync.app.daemon.status import JobStatus, PropertyStatus, collect_status, schedule_from_plan
 from roomsync.app.logs import REDACTOR
 from roomsync.app.sync import ListingStatus, SyncReport
-from roomsync.app.sync.memo import SyncMemo
+from roomsync.app.sync.history import daemon_job
+from roomsync.app.webhooks import InboxWorker, create_worker
 from roomsync.core.catalog.types import Priority
 from roomsync.metrics import Metrics
-from roomsync.settings import Settings
+from roomsync.property import PropertyContext
 
 log = logging.getLogger("roomsync.daemon")
 
@@ -72,6 +71,18 @@ HEALTHY_RESULTS = frozenset({"ok", "ok_with_warnings"})
 PRIOR_POLLS = 10
 PLAN_CHANGE_LOGGED = 0.25
 """A new poll interval is logged when it differs from the last one logged by more than this share."""
+
+
+class PropertyLog(logging.LoggerAdapter[logging.Logger]):
+    """Prefixes every line with the property, so one process's many properties can be told apart."""
+
+    def process(
+        self, msg: object, kwargs: MutableMapping[str, Any]
+    ) -> tuple[object, MutableMapping[str, Any]]:
+        return f"[{self.extra['property'] if self.extra else '?'}] {msg}", kwargs
+
+    def __init__(self, logger: logging.Logger, property_id: str) -> None:
+        super().__init__(logger, {"property": property_id})
 
 
 def utc_now() -> datetime:
@@ -110,27 +121,34 @@ class Daemon:
 
     def __init__(
         self,
-        settings: Settings,
+        context: PropertyContext,
+        store: Store,
         *,
         metrics: Metrics | None = None,
         clock: Callable[[], datetime] = utc_now,
-        memo: SyncMemo | None = None,
         rng: random.Random | None = None,
+        replica: str = "roomsync",
+        inbox_loop: InboxClaimLoop | None = None,
     ) -> None:
+        settings = context.settings
+        self._inbox_loop = inbox_loop
+        """The replica's one claim loop for every property's inbox; None: a worker loop of its own."""
+        self.replica = replica
+        self.context = context
         self.settings = settings
-        self.property_id = settings.effective_property_id
+        self.property_id = context.property_id
         self.metrics = metrics or Metrics()
         self.clock = clock
         self.rng = rng or random.Random()
         self.reserves = reserves_of(settings)
         self.meter = RequestMeter(self.metrics, self.property_id)
-        self.health = HealthLog(log)
+        self.log = PropertyLog(log, self.property_id)
+        self.health = HealthLog(self.log)
         self.lock = asyncio.Lock()
         self.jobs: dict[str, JobRecord] = {kind: JobRecord() for kind in (*SCHEDULED, PUSH, RESYNC)}
         self.drift: dict[str, int] = {}
         self.started_at: datetime | None = None
         self.plan: PollPlan | None = None
-        self._memo = memo
         self._gauges = GaugeState()
         self._polls = 0
         self._listings_written = 0
@@ -143,21 +161,23 @@ class Daemon:
         self._worker_stop = asyncio.Event()
         self._worker_task: asyncio.Task[None] | None = None
         self._sweeper: asyncio.Task[None] | None = None
-        self._daemon_lock = DaemonLock(settings)
         self._clients: list[ServiceClient] = []
-        self._store: Store | None = None
+        self._store: Store = store
         self._engine: DaemonEngine | None = None
         self._worker: InboxWorker | None = None
-        self._receiver: Starlette | None = None
         self.debouncer = PushDebouncer(
-            self._push, settings.webhook_push_debounce_seconds * settings.time_scale
+            self._push,
+            settings.webhook_push_debounce_seconds * settings.time_scale,
+            store.pending_pushes,
+            self.property_id,
+            claimant=replica,
+            clock=clock,
         )
 
     # --- parts ----------------------------------------------------------------------------------
 
     @property
     def store(self) -> Store:
-        assert self._store is not None, "Daemon.open() first"
         return self._store
 
     @property
@@ -170,77 +190,63 @@ class Daemon:
         return self.engine.client
 
     @property
-    def receiver_app(self) -> Starlette:
-        assert self._receiver is not None, "Daemon.open() first"
-        return self._receiver
-
-    @property
     def stopping(self) -> bool:
         return self._stopping
 
-    def _client(self) -> ServiceClient:
+    def _client(self, purpose: str) -> ServiceClient:
         client = ServiceClient(
-            self.settings,
+            self.context,
             budget_store=self.store.budget,
             token_store=self.store.tokens,
             on_request=self.meter,
             clock=self.clock,
             gate=self._clients[0].gate if self._clients else None,  # one view of the server's quota
+            agent=f"{self.replica}; {purpose}",
         )
         self._clients.append(client)
         return client
 
-    async def open(self, *, migrate: bool = False, admin_url: str | None = None) -> None:
-        """Run the startup checks and build every part; raises ``StartupError`` (one line)."""
+    async def open(self) -> None:
+        """Run the property's startup checks and build its parts; raises ``StartupError`` (one line)."""
         check_settings(self.settings)
         try:
-            if admin_url is not None:  # first: a second daemon must not even migrate the database
-                self._daemon_lock.acquire(admin_url)
-            self._store = open_checked_store(self.settings, migrate=migrate)
-            self._store.start_background_checkpoints(self.settings.sqlite_checkpoint_interval_seconds)
-            engine_client = self._client()
+            engine_client = self._client("sync")
             await check_credentials(self.settings, engine_client)
-            await check_mapping(self.settings, self.store, engine_client)
+            await check_mapping(self.context, self.store, engine_client)
             self._remember_token()
             self._engine = DaemonEngine(
-                self.settings,
+                self.context,
                 self.store,
                 engine_client,
-                memo=self._memo,
                 metrics=self.metrics,
                 clock=self.clock,
             )
             self._worker = create_worker(
-                self.settings,
+                self.context,
                 self.store,
-                self._client(),
+                self._client("worker"),
                 self.debouncer,
                 metrics=self.metrics,
                 clock=self.clock,
             )
-            self._receiver = create_receiver_app(
-                self.settings,
-                self.store,
-                client=self._client(),
-                metrics=self.metrics,
-                clock=self.clock,
-                on_stored=self._worker.wake,
-            )
             self.metrics.start_property(self.property_id)
-            await asyncio.to_thread(set_listing_gauges, self.metrics, self.store, self.settings)
+            await asyncio.to_thread(set_listing_gauges, self.metrics, self.store, self.context)
             self.replan()
         except BaseException:
             await self.close()
             raise
 
+    def wake_worker(self) -> None:
+        """A webhook event of this property was stored (by this process's receiver)."""
+        if self._inbox_loop is not None:
+            self._inbox_loop.wake(self.property_id)
+        elif self._worker is not None:
+            self._worker.wake()
+
     async def close(self) -> None:
         for client in self._clients:
             await client.aclose()
         self._clients.clear()
-        if self._store is not None:
-            self._store.close()
-            self._store = None
-        self._daemon_lock.release()
 
     def _remember_token(self) -> None:
         """Let the log redactor know the bearer token in use (logs never show it)."""
@@ -254,14 +260,19 @@ class Daemon:
         """Start the schedule and the webhook worker (inside the running event loop)."""
         self.started_at = self.clock()
         assert self._worker is not None
-        self._worker_task = asyncio.create_task(self._worker.run(self._worker_stop), name="roomsync-inbox")
+        if self._inbox_loop is not None:
+            self._inbox_loop.add(self.property_id, self._worker, self.settings.webhook_claim_timeout_seconds)
+        else:
+            worker_loop = self._worker.run(self._worker_stop)
+            self._worker_task = asyncio.create_task(worker_loop, name="roomsync-inbox")
         self._sweeper = asyncio.create_task(self._sweep_abandoned_runs(), name="roomsync-run-sweep")
         self._scheduler.start()
+        self.debouncer.take_over()  # the targeted pushes a previous owner left, made now
         scale = self.settings.time_scale
         self._schedule(PRICES, self._jitter())
         self._schedule(RECONCILE, self.settings.reconcile_interval_seconds * scale + self._jitter())
         self._schedule(REPUSH, self.settings.repush_interval_seconds * scale + self._jitter())
-        log.info(
+        self.log.info(
             "serving property %s: first full sync now, then %s",
             self.property_id,
             self.plan.explanation if self.plan else "polling as the budget allows",
@@ -275,7 +286,7 @@ class Daemon:
         self._scheduler.pause()  # not shutdown: APScheduler's executor would cancel runs in flight
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.settings.shutdown_grace_seconds
-        log.info(
+        self.log.info(
             "stopping: no new runs; waiting up to %.0f s for work in flight",
             self.settings.shutdown_grace_seconds,
         )
@@ -284,22 +295,22 @@ class Daemon:
             try:
                 await asyncio.wait_for(step, timeout=max(deadline - loop.time(), 0.01))
             except TimeoutError:
-                log.warning("stopping: %s did not finish within the grace period and was cancelled", what)
+                self.log.warning("stopping: %s did not finish within the grace period, cancelled", what)
 
         if self._sweeper is not None:
             self._sweeper.cancel()
         self._worker_stop.set()
         if self._worker_task is not None:
             await bounded(self._worker_task, "the webhook event in progress")
+        if self._inbox_loop is not None:
+            await bounded(self._inbox_loop.remove(self.property_id), "the webhook event in progress")
         await bounded(self.debouncer.close(), "the targeted push in progress")
-        if self._receiver is not None:  # mounted in the daemon's app, the receiver has no lifespan
-            await bounded(self._receiver.state.receiver.flush_answers(), "writing the guest-check answers")
         running = [task for task in self._running if not task.done()]
         if running:
             await bounded(asyncio.gather(*running, return_exceptions=True), "the sync run in progress")
         self._scheduler.shutdown()
         await asyncio.to_thread(self.refresh_gauges)
-        log.info("stopped")
+        self.log.info("stopped")
 
     async def _sweep_abandoned_runs(self) -> None:
         """Close as abandoned the runs whose process died (no heartbeat for three intervals):
@@ -318,14 +329,14 @@ class Daemon:
                 )
             except Exception as error:
                 if not failing:
-                    log.warning("closing abandoned sync runs failed (%s); trying every %g s", error, beat)
+                    self.log.warning("closing abandoned runs failed (%s); trying every %g s", error, beat)
                 failing = True
             else:
                 if failing:
-                    log.info("closing abandoned sync runs works again")
+                    self.log.info("closing abandoned sync runs works again")
                 failing = False
                 if closed:
-                    log.warning(
+                    self.log.warning(
                         "closed sync run(s) %s as abandoned: no heartbeat for %g s, their process stopped",
                         ", ".join(map(str, closed)),
                         3 * beat,
@@ -352,7 +363,8 @@ class Daemon:
                 if self._stopping and kind in SCHEDULED:
                     raise ShuttingDown(f"{kind} not started: the daemon is stopping")
                 try:
-                    report = await run()
+                    with daemon_job(kind):  # the history of nights records what started the run
+                        report = await run()
                 except Exception as error:
                     self._record(kind, None, f"{type(error).__name__}: {error}")
                     raise
@@ -399,7 +411,7 @@ class Daemon:
         except ShuttingDown:
             return
         except Exception:  # recorded and logged as a health change; the chain must go on
-            log.debug("%s crashed", kind, exc_info=True)
+            self.log.debug("%s crashed", kind, exc_info=True)
         finally:
             self._firing.discard(kind)
         # fixed rate: the next run is due an interval after this one was due, not after it ended,
@@ -432,7 +444,7 @@ class Daemon:
             lambda: self.engine.push_nights(room_type_id, nights, exclude_listing_id=exclude),
         )
         self.metrics.targeted_pushes.labels(self.property_id, report.result).inc()
-        log.info(
+        self.log.info(
             "pushed %d night(s) of room type %d after %d webhook change(s): %s, %d request(s)",
             len(nights),
             room_type_id,
@@ -483,7 +495,7 @@ class Daemon:
             or (finite and abs(plan.interval - last) > PLAN_CHANGE_LOGGED * last)
         ):
             self._logged_interval = plan.interval
-            log.info("schedule: %s", plan.explanation)
+            self.log.info("schedule: %s", plan.explanation)
         return plan
 
     def refresh_gauges(self) -> None:
@@ -493,7 +505,7 @@ class Daemon:
         gate = self._clients[0].gate
         set_budget_gauges(self.metrics, self._gauges, gate.snapshot(), self.reserves)
         set_store_gauges(self.metrics, self.store, self.property_id, self.clock())
-        set_listing_gauges(self.metrics, self.store, self.settings)
+        set_listing_gauges(self.metrics, self.store, self.context)
 
     def job_statuses(self) -> list[JobStatus]:
         every = {
@@ -529,7 +541,7 @@ class Daemon:
         gate = self.client.gate
         return collect_status(
             self.store,
-            self.settings,
+            self.context,
             self.clock(),
             schedule=schedule,
             resets_at=gate.resets_at(),

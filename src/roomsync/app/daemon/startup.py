@@ -30,6 +30,7 @@ from roomsync.app.sync.mapping_checks import check_against_service, read_service
 from roomsync.app.sync.mapping_io import parse_mapping_toml, read_mapping_text
 from roomsync.core.catalog.types import Priority
 from roomsync.core.mapping import MappingError
+from roomsync.property import PropertyContext
 from roomsync.settings import Settings
 
 log = logging.getLogger("roomsync.daemon")
@@ -69,8 +70,9 @@ def open_checked_store(settings: Settings, *, migrate: bool) -> Store:
     return store
 
 
-async def check_mapping(settings: Settings, store: Store, client: ServiceClient) -> None:
-    pid = settings.effective_property_id
+async def check_mapping(context: PropertyContext, store: Store, client: ServiceClient) -> None:
+    settings = context.settings
+    pid = context.property_id
     if settings.mapping_file is not None:
         source = str(settings.mapping_file)
         try:
@@ -87,8 +89,8 @@ async def check_mapping(settings: Settings, store: Store, client: ServiceClient)
         return
     if store.mappings.load_mapping(pid) is None:
         raise StartupError(
-            f"property {pid!r} has no mapping: load one with `roomsync mappings load FILE` "
-            "or set mapping_file"
+            f"property {pid!r} has no mapping: load one with `roomsync mappings load --property {pid} FILE`"
+            + (" or set mapping_file" if context.from_settings else "")
         )
 
 

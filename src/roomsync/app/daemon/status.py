@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from datetime import datetime
-from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -21,8 +20,8 @@ from roomsync.adapters.store.webhook_records import SqlWebhookRecords
 from roomsync.app.daemon.planning import PollPlan, plan_polling
 from roomsync.app.sync.engine import pause_label, pause_reason
 from roomsync.core.catalog.types import Priority
-from roomsync.core.ports import ListingKey, ListingState
-from roomsync.settings import Settings
+from roomsync.core.ports import ListingFacts, ListingKey, ListingState
+from roomsync.property import PropertyContext
 
 
 class JobStatus(BaseModel):
@@ -68,7 +67,7 @@ class BudgetStatus(BaseModel):
 SYNCED_RESULTS = ("written", "unchanged")
 
 
-def listing_state_of(state: ListingState, facts: dict[str, Any] | None) -> tuple[str, str | None]:
+def listing_state_of(state: ListingState, facts: ListingFacts | None) -> tuple[str, str | None]:
     """Where a listing stands and why it is not being synced: ``syncing``, ``paused``,
     ``not_connected``, ``missing`` (not among the channel's listings) or ``never_synced``."""
     reason = pause_reason(state, facts)
@@ -152,19 +151,19 @@ def schedule_from_plan(
 
 
 def listing_rows(
-    store: Store, settings: Settings, drift: dict[str, int]
+    store: Store, context: PropertyContext, drift: dict[str, int]
 ) -> tuple[bool, list[ListingStatusRow]]:
-    pid = settings.effective_property_id
+    pid = context.property_id
     mapping = store.mappings.load_mapping(pid)
     states: dict[tuple[str, str], ListingState] = {
         (s.listing.account_id, s.listing.listing_id): s for s in store.listing_states.list_listing_states(pid)
     }
     rows: list[ListingStatusRow] = []
-    facts: dict[str, Any] = store.sync_memo.load(pid).get("listings", {})
+    facts = store.sync_state.listing_facts(pid)
 
     def row(state: ListingState, **extra: object) -> ListingStatusRow:
-        key = f"{state.listing.account_id}/{state.listing.listing_id}"
-        where, why = listing_state_of(state, facts.get(key))
+        key = state.listing.text
+        where, why = listing_state_of(state, facts.get((state.listing.account_id, state.listing.listing_id)))
         return ListingStatusRow(
             state=where,
             reason=why,
@@ -190,7 +189,7 @@ def listing_rows(
 
 def collect_status(
     store: Store,
-    settings: Settings,
+    context: PropertyContext,
     now: datetime,
     *,
     schedule: ScheduleStatus | None = None,
@@ -199,12 +198,13 @@ def collect_status(
     drift: dict[str, int] | None = None,
 ) -> PropertyStatus:
     """The property's status from the store; ``schedule`` when a daemon supplies its own."""
-    pid = settings.effective_property_id
+    settings = context.settings
+    pid = context.property_id
     reserves = reserves_of(settings)
     period = current_period(store.budget, pid, settings.daily_quota, now)
     resets = resets_at or period.resets_at
     snapshot = store.budget.snapshot(pid, period.day, quota or period.quota)
-    mapped, listings = listing_rows(store, settings, drift or {})
+    mapped, listings = listing_rows(store, context, drift or {})
     if schedule is None:
         plan = plan_polling(
             settings,

@@ -6,7 +6,6 @@ diff and compile, the writes, and what they leave in the store. docs/sync.md has
 """
 
 from roomsync.app.sync.engine import NoMapping, ProgressHook, RequestRefused, SyncEngine, SyncOptions
-from roomsync.app.sync.memo import MemorySyncMemo, SyncMemo
 from roomsync.app.sync.report import (
     ListingOutcome,
     ListingStatus,
@@ -18,14 +17,12 @@ from roomsync.app.sync.report import (
 __all__ = [
     "ListingOutcome",
     "ListingStatus",
-    "MemorySyncMemo",
     "NoMapping",
     "PricesOutcome",
     "PricesResult",
     "ProgressHook",
     "RequestRefused",
     "SyncEngine",
-    "SyncMemo",
     "SyncOptions",
     "SyncReport",
 ]

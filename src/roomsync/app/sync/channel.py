@@ -10,10 +10,11 @@ The difference becomes one ``PUT Inventory`` per listing (more only when the cha
 count, else at ``PRICES``.
 
 The ledger is written only after the channel confirmed a request, in one transaction per
-request. A crash between the two leaves the ledger stale: the next sync compiles the same
-operations again and re-sends them, which is harmless because an operation sets absolute values.
-After a channel read the whole window is recorded (the read is a confirmation too), so the next
-sync has a complete baseline.
+request, and the history of the nights it changed (``history.py``) right after it. A crash
+between the two leaves the ledger stale: the next sync compiles the same operations again and
+re-sends them, which is harmless because an operation sets absolute values. After a channel read
+the whole window is recorded (the read is a confirmation too), so the next sync has a complete
+baseline.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from datetime import date, datetime, timedelta
 from roomsync.adapters.client import QuotaExhausted, ServiceClient, ServiceError
 from roomsync.adapters.store import Store
 from roomsync.app.sync.desired import engine_kind, listing_desired, restriction_rule
+from roomsync.app.sync.history import drift_entries, record_push, store_entries
 from roomsync.app.sync.ledger import calendar_from_ledger, ledger_days
 from roomsync.app.sync.pms import PmsFacts
 from roomsync.app.sync.report import ListingOutcome, ListingStatus
@@ -105,7 +107,7 @@ async def sync_listing(
         listing.kind.value,
         ListingStatus.UNCHANGED,
     )
-    key = ListingKey(run.property_id, listing.account_id, listing.listing_id)
+    key = listing.listing_key(run.property_id)
     try:
         if not (run.trust_digests and digest is not None and digest == last_digest):
             await _sync(run, listing, key, facts, own_reserved, count_cap, outcome)
@@ -160,6 +162,9 @@ async def _sync(
         outcome.drift_days = sum(
             1 for day, state in ledger.items() if _drifted(state, current.get(day), managed)
         )
+        if outcome.drift_days and not run.dry_run:
+            drift = drift_entries(key, ledger, current, managed, read_at)
+            await asyncio.to_thread(store_entries, run.store, run.property_id, drift, read_at)
     else:
         current = ledger
     desired = listing_desired(
@@ -202,11 +207,11 @@ async def _sync(
         return
     applied: dict[date, DayState] = dict(current)
     for index, request in enumerate(requests):
-        await run.client.update_inventory(
+        answer = await run.client.update_inventory(
             inventory_update(listing.account_id, listing.listing_id, request), priority=outcome.priority
         )
         confirmed_at = run.clock()
-        applied = apply_operations(applied, request.operations)
+        before, applied = applied, apply_operations(applied, request.operations)
         if (from_channel or unknown) and index == 0:
             days: Collection[date] = applied  # the read (or nothing) plus this write: the baseline
         else:
@@ -214,7 +219,26 @@ async def _sync(
         await asyncio.to_thread(
             run.store.calendar.record_confirmed, key, ledger_days(applied, days), confirmed_at
         )
+        # the ledger advanced: the same confirmed write is the history of these nights
+        await asyncio.to_thread(
+            record_push,
+            run.store,
+            run.property_id,
+            listing,
+            facts,
+            before,
+            request,
+            index,
+            {"updated_days": answer.updated_days, "priority": _priority_name(outcome.priority)},
+            confirmed_at,
+            own_reserved=own_reserved,
+            count_cap=count_cap,
+        )
     outcome.status = ListingStatus.WRITTEN
+
+
+def _priority_name(priority: Priority | None) -> str | None:
+    return priority.name.lower() if priority is not None else None
 
 
 def _managed_groups(listing: ListingMapping) -> list[Field]:

@@ -11,8 +11,13 @@ that is in question, shared by all the types still open (one read answers every 
 
 Cost: about ``2 * ceil(log2(H))`` reads per closed run of a type (``H`` the horizon's nights),
 fewer when runs of several types share windows: 365 nights, one run of 3 nights: 16 to 18 reads.
-Located closures go to the :mod:`memo` and are reused as long as the horizon read still reports
-the type closed; :func:`read_closures` with ``relocate=True`` (reconciliation) locates them again.
+Located closures are kept in the store (``store.sync_state``: a run of nights per row, replaced
+per room type) and reused as long as the horizon read still reports the type closed;
+:func:`read_closures` with ``relocate=True`` (reconciliation) locates them again. The cheap runs
+that read no closures (the poll, the targeted push) take them from there (:func:`remembered`).
+The store is a cache, never the truth: losing it costs requests, not correctness, except that a
+room-type closure added or lifted while another closure of the same type stays in the horizon is
+only seen at the next ``reconcile`` (which re-locates every closure) or ``resync``.
 
 When the budget runs out while locating, every night still in question counts as closed for the
 types still open there: a night not offered until the next sync is better than an oversold one.
@@ -20,13 +25,13 @@ types still open there: a night not offered until the next sync is better than a
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
-from typing import Any
 
 from roomsync.adapters.client import QuotaExhausted
 from roomsync.core.api.pms.availability import RoomTypeAvailability
+from roomsync.core.ports import LocatedClosures, NightSpan
 
 ONE_DAY = timedelta(days=1)
 
@@ -43,7 +48,7 @@ class Closures:
     located: tuple[int, ...] = ()
     """Room types whose closed nights were located by splitting in this run."""
     remembered: tuple[int, ...] = ()
-    """Room types whose closed nights came from the memo."""
+    """Room types whose closed nights came from the store (located by an earlier sync)."""
     notes: list[str] = field(default_factory=list)
 
     def closed_for(self, room_type_id: int) -> frozenset[date]:
@@ -68,35 +73,35 @@ def _property_closed(answer: RoomTypeAvailability, first: date, last: date) -> f
     return frozenset(closed)
 
 
-def remembered_closures(memo: Mapping[str, Any], first: date, last: date) -> dict[int, frozenset[date]]:
-    """The located closures the memo holds, cut to ``first..last``."""
-    found: dict[int, frozenset[date]] = {}
-    for type_key, runs in (memo.get("room_types") or {}).items():
-        closed: set[date] = set()
-        for run_first, run_last in runs:
-            closed.update(
-                nights(max(date.fromisoformat(run_first), first), min(date.fromisoformat(run_last), last))
-            )
-        found[int(type_key)] = frozenset(closed)
-    return found
+def _closed_in(spans: Iterable[NightSpan], first: date, last: date) -> frozenset[date]:
+    closed: set[date] = set()
+    for run_first, run_last in spans:
+        closed.update(nights(max(run_first, first), min(run_last, last)))
+    return frozenset(closed)
 
 
-def memo_of(closures: Closures) -> dict[str, Any]:
-    """The memo entry for ``closures`` (runs of nights per room type, and the property's)."""
-    return {
-        "room_types": {str(t): _runs(closed) for t, closed in sorted(closures.room_types.items()) if closed},
-        "property": _runs(closures.property_closed),
-    }
+def remembered_closures(located: LocatedClosures, first: date, last: date) -> dict[int, frozenset[date]]:
+    """The located room-type closures, cut to ``first..last``."""
+    return {t: _closed_in(spans, first, last) for t, spans in located.room_types.items()}
 
 
-def _runs(closed: Collection[date]) -> list[list[str]]:
+def remembered(located: LocatedClosures, first: date, last: date) -> Closures:
+    """The closures the store holds, as a run that reads none uses them (poll, targeted push)."""
+    return Closures(
+        property_closed=_closed_in(located.property_wide, first, last),
+        room_types=remembered_closures(located, first, last),
+    )
+
+
+def spans_of(closed: Collection[date]) -> tuple[NightSpan, ...]:
+    """``closed`` as runs of consecutive nights."""
     runs: list[list[date]] = []
     for night in sorted(closed):
         if runs and runs[-1][1] + ONE_DAY == night:
             runs[-1][1] = night
         else:
             runs.append([night, night])
-    return [[a.isoformat(), b.isoformat()] for a, b in runs]
+    return tuple((a, b) for a, b in runs)
 
 
 async def read_closures(
@@ -104,7 +109,7 @@ async def read_closures(
     first: date,
     last: date,
     room_type_ids: Collection[int],
-    memo: Mapping[str, Any],
+    stored: LocatedClosures,
     *,
     relocate: bool = False,
 ) -> Closures:
@@ -116,17 +121,17 @@ async def read_closures(
     reads = 1
     property_closed = _property_closed(horizon, first, last)
     flagged = {t for t, closed in _flags(horizon).items() if closed and t in room_type_ids}
-    known = remembered_closures(memo, first, last)
+    known = remembered_closures(stored, first, last)
     result: dict[int, frozenset[date]] = {}
-    remembered: list[int] = []
+    from_store: list[int] = []
     to_locate: set[int] = set()
     for room_type_id in flagged:
         if not relocate and known.get(room_type_id):
             result[room_type_id] = known[room_type_id]
-            remembered.append(room_type_id)
+            from_store.append(room_type_id)
         else:
             to_locate.add(room_type_id)
-    closures = Closures(property_closed, result, reads, remembered=tuple(sorted(remembered)))
+    closures = Closures(property_closed, result, reads, remembered=tuple(sorted(from_store)))
     if to_locate:
         located, spent, cut_short = await _locate(read, first, last, to_locate)
         closures.reads += spent

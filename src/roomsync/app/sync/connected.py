@@ -23,9 +23,11 @@ from decimal import Decimal
 
 from roomsync.adapters.client import QuotaExhausted, ServiceClient, ServiceError
 from roomsync.adapters.store import Store
+from roomsync.app.sync.history import price_push_entries, store_entries
 from roomsync.app.sync.report import PricesOutcome, PricesResult
 from roomsync.core.api.channel_manager import ChannelMessage, ChannelResult
 from roomsync.core.catalog.types import Priority
+from roomsync.core.history import JsonValue
 from roomsync.core.mapping import ConnectedPush
 from roomsync.core.ports import RateKey
 from roomsync.core.sync import (
@@ -89,6 +91,33 @@ def _record(store: Store, property_id: str, plan: PricePlan, at: datetime) -> No
         store.channel_prices.record_pushed_prices(RateKey(property_id, room_type_id, rate), prices, at)
 
 
+def _changes(
+    plan: PricePlan,
+    ledger: dict[PriceKey, Decimal],
+    prices: dict[int, dict[date, Decimal]],
+    pushes: Sequence[ConnectedPush],
+) -> dict[tuple[int, str], dict[date, tuple[Decimal | None, Decimal, dict[str, JsonValue]]]]:
+    """Per room type and rate, night -> (last pushed, now pushed, the PMS price and rule)."""
+    discounts = {push.room_type_id: push.non_refundable_discount_percent for push in pushes}
+    changes: dict[tuple[int, str], dict[date, tuple[Decimal | None, Decimal, dict[str, JsonValue]]]] = {}
+    for element in plan.elements:
+        rate = element.room_rate_type
+        rule = "the PMS price" if rate is RoomRateType.STANDARD else (
+            f"the PMS price less {discounts.get(element.room_type_id)} %"
+        )
+        nights = changes.setdefault((element.room_type_id, rate.name.lower()), {})
+        for night in element.nights():
+            pms = prices.get(element.room_type_id, {}).get(night)
+            facts: dict[str, JsonValue] = {
+                "room_type": element.room_type_id,
+                "pms_price": str(pms) if pms is not None else None,
+                "rule": rule,
+            }
+            old = ledger.get(PriceKey(element.room_type_id, rate, night))
+            nights[night] = (old, element.price, facts)
+    return changes
+
+
 def _describe(messages: Sequence[ChannelMessage]) -> list[str]:
     described = []
     for message in messages:
@@ -139,7 +168,16 @@ async def push_connected_prices(
         outcome.result = PricesResult.ERROR
         outcome.messages = _describe([*answer.service_errors, *answer.channel_errors])
         return outcome
-    await asyncio.to_thread(_record, store, property_id, plan, clock())
+    pushed_at = clock()
+    await asyncio.to_thread(_record, store, property_id, plan, pushed_at)
+    # the ledger advanced: the same accepted batch is the history of these prices
+    entries = price_push_entries(
+        property_id,
+        _changes(plan, ledger, prices, pushes),
+        {"result": answer.result.name.lower(), "elements": len(plan.elements)},
+        pushed_at,
+    )
+    await asyncio.to_thread(store_entries, store, property_id, entries, pushed_at)
     if answer.result is ChannelResult.OK_WITH_WARNINGS:
         outcome.result = PricesResult.OK_WITH_WARNINGS
         outcome.messages = _describe([*answer.channel_warnings, *answer.channel_errors])

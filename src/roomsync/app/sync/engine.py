@@ -37,20 +37,20 @@ from roomsync.adapters.client import QuotaExhausted, ServiceClient, ServiceError
 from roomsync.adapters.store import Store
 from roomsync.adapters.store.webhook_records import SqlWebhookRecords
 from roomsync.app.sync.channel import ListingRun, sync_listing
-from roomsync.app.sync.closures import Closures, remembered_closures
+from roomsync.app.sync.closures import remembered, spans_of
 from roomsync.app.sync.connected import push_connected_prices
 from roomsync.app.sync.fingerprint import TypeDigests, listing_digest
-from roomsync.app.sync.memo import SyncMemo
+from roomsync.app.sync.history import history_run
 from roomsync.app.sync.own_reservations import own_reserved_rooms
 from roomsync.app.sync.pms import PmsFacts, read_free_rooms, read_pms
 from roomsync.app.sync.prices import PmsPrices
 from roomsync.app.sync.report import ListingOutcome, ListingStatus, PricesResult, SyncReport
 from roomsync.core.catalog.types import Priority
 from roomsync.core.mapping import ListingMapping, Mapping
-from roomsync.core.ports import ListingKey, ListingState
+from roomsync.core.ports import ListingFacts, ListingKey, ListingState, StoredDigest
 from roomsync.core.sync.price_detection import DEFAULT_WINDOW_NIGHTS
 from roomsync.metrics import Metrics
-from roomsync.settings import Settings
+from roomsync.property import PropertyContext
 
 log = logging.getLogger("roomsync.sync")
 
@@ -96,11 +96,11 @@ def room_type_gone(reason: str | None) -> bool:
     return reason is not None and reason.startswith("room type ") and "not in the PMS any more" in reason
 
 
-def pause_reason(state: ListingState, facts: dict[str, Any] | None) -> str | None:
+def pause_reason(state: ListingState, facts: ListingFacts | None) -> str | None:
     """Why a listing must not be synced, or None."""
     if state.paused:
         return state.pause_reason or "paused"
-    if facts is not None and facts.get("missing"):
+    if facts is not None and facts.missing:
         return "not among the channel's listings (unlinked, removed, or its account unauthorized)"
     if state.sync_category is not None and state.sync_category not in MANAGED_CATEGORIES:
         return f"not connected (connected={state.sync_category})"
@@ -118,33 +118,32 @@ def pause_label(reason: str) -> str:
 
 
 class SyncEngine:
+    """Syncs one property (its :class:`PropertyContext`) through ``client`` with ``store``."""
+
     def __init__(
         self,
-        settings: Settings,
+        context: PropertyContext,
         store: Store,
         client: ServiceClient,
         *,
-        memo: SyncMemo | None = None,
         metrics: Metrics | None = None,
         clock: Callable[[], datetime] = utc_now,
         options: SyncOptions | None = None,
         progress: ProgressHook = no_progress,
     ) -> None:
-        self.settings = settings
+        self.context = context
+        self.settings = context.settings
         self.store = store
         self.client = client
-        self.property_id = settings.effective_property_id
-        self.memo = memo if memo is not None else store.sync_memo
+        self.property_id = context.property_id
+        self.sync_state = store.sync_state
+        """Closures, listing facts and digests kept between runs, as rows (compare-and-set)."""
         self.metrics = metrics
         self.clock = clock
         self.options = options or SyncOptions()
         self.progress = progress
         self.runs_in_flight: set[int] = set()
         """Ids of this engine's runs in progress (alive, whatever their heartbeat says)."""
-        self._push_generation = 0
-        self._pushed_at: dict[str, int] = {}
-        """Listing -> generation of its last ``push_nights``: a sync that ran meanwhile must not
-        keep its digest (its ledger moved under that sync's feet)."""
 
     # --- entry points ---------------------------------------------------------------------------
 
@@ -176,6 +175,23 @@ class SyncEngine:
             )
 
         return await self._tracked("resync", False, body)
+
+    async def plan_resync(
+        self,
+        listings: Collection[tuple[str, str]] | None = None,
+        date_from: date | None = None,
+        date_to: date | None = None,
+    ) -> SyncReport:
+        """Dry run of :meth:`resync` (the console shows it before an admin confirms): the reads
+        are real, one channel read per listing among them; nothing is written."""
+        await self._check_request(listings, (date_from, date_to))
+
+        async def body(report: SyncReport) -> None:
+            only = set(listings) if listings else None
+            window = (date_from, date_to)
+            await self._full(report, dry_run=True, only=only, window=window, read_channel=True)
+
+        return await self._tracked("plan", True, body)
 
     async def reconcile(self) -> SyncReport:
         async def body(report: SyncReport) -> None:
@@ -241,7 +257,8 @@ class SyncEngine:
             self.runs_in_flight.add(report.run_id)
             beating = asyncio.create_task(self._beat(report.run_id))
         try:
-            await body(report)
+            with history_run(kind, report.run_id, self.settings.history_keep_days):
+                await body(report)
             report.result = self._result_of(report)
         except QuotaExhausted as refused:
             report.result, report.error = "no_budget", str(refused)
@@ -272,16 +289,12 @@ class SyncEngine:
             raise failure
         return report
 
-    async def _forget_digests(self, keys: Iterable[str]) -> None:
+    async def _forget_digests(self, outcomes: Iterable[ListingOutcome]) -> None:
         """After writing outside a full sync: the listings' recorded digests no longer describe
-        their ledgers, so the next full sync must not skip them, nor may a full sync running
-        meanwhile keep digests it computed before (``_pushed_at``)."""
-        self._push_generation += 1
-        fresh = await asyncio.to_thread(self.memo.load, self.property_id)  # a sync may have saved meanwhile
-        for key in keys:
-            self._pushed_at[key] = self._push_generation
-            fresh.get("digests", {}).pop(key, None)
-        await asyncio.to_thread(self.memo.save, self.property_id, fresh)
+        their ledgers, so the next full sync must not skip them; their versions move on, so a
+        full sync running meanwhile (in any process) cannot keep a digest it computed before."""
+        keys = {(o.account_id, o.listing_id) for o in outcomes}
+        await asyncio.to_thread(self.sync_state.forget_digests, self.property_id, keys)
 
     async def _beat(self, run_id: int) -> None:
         """Record every ``run_heartbeat_seconds`` that the run is alive (a killed process stops,
@@ -339,7 +352,7 @@ class SyncEngine:
             return
         pid = self.property_id
         metrics.sync_runs.labels(pid, report.kind, report.result).inc()
-        metrics.sync_seconds.labels(report.kind).observe(seconds)
+        metrics.sync_seconds.labels(self.property_id, report.kind).observe(seconds)
         metrics.operations_sent.labels(pid).inc(report.operations)
         metrics.price_elements_sent.labels(pid).inc(report.price_elements_sent)
         finished = (report.finished_at or self.clock()).timestamp()
@@ -411,15 +424,15 @@ class SyncEngine:
             unknown = sorted(only - {entry.key for entry in mapping.listings})
             if unknown:
                 raise ValueError("not in the mapping: " + ", ".join(f"{a}/{b}" for a, b in unknown))
-        memo = await asyncio.to_thread(self.memo.load, self.property_id)
-        generation = self._push_generation
+        located = await asyncio.to_thread(self.sync_state.located_closures, self.property_id)
         states = await self._listing_states(listings)
         if read_channel or any(s.sync_category is None and not s.paused for s in states.values()):
-            await self._read_listings(mapping.listings, memo, read_priority, report)
+            await self._read_listings(mapping.listings, read_priority, report)
             states = await self._listing_states(listings)
         pushes = mapping.connected if only is None else ()
         room_types = sorted({entry.room_type_id for entry in listings} | {p.room_type_id for p in pushes})
         self.progress("pms", 0, 1)
+        read_at = self.clock()
         facts = await read_pms(
             self.client,
             self.store,
@@ -428,14 +441,14 @@ class SyncEngine:
             nights[0],
             nights[-1],
             currency=mapping.currency,
-            memo=memo,
-            now=self.clock(),
+            located=located,
+            now=read_at,
             relocate_closures=relocate_closures,
             max_price_reads=self._max_price_reads(),
             price_window_nights=self.options.price_window_nights,
             concurrency=self.options.concurrency,
         )
-        await asyncio.to_thread(self.memo.save, self.property_id, memo)
+        await self._save_closures(facts, room_types, read_at)
         self._summarise_pms(report, facts, len(room_types))
         self.progress("pms", 1, 1)
         run = ListingRun(
@@ -450,12 +463,7 @@ class SyncEngine:
             read_priority=read_priority,
             trust_digests=not read_channel,
         )
-        report.listings = await self._listings(run, listings, facts, states, memo)
-        await self._forget_digests(outcome.key for outcome in report.listings)
-        for key_text, pushed in self._pushed_at.items():
-            if pushed > generation:
-                memo.get("digests", {}).pop(key_text, None)
-        await asyncio.to_thread(self.memo.save, self.property_id, memo)
+        report.listings = await self._listings(run, listings, facts, states)
         if pushes:
             self.progress("prices", 0, 1)
             report.prices = await push_connected_prices(
@@ -470,6 +478,19 @@ class SyncEngine:
                 ignore_ledger=ignore_price_ledger,
             )
             self.progress("prices", 1, 1)
+
+    async def _save_closures(self, facts: PmsFacts, room_types: Iterable[int], read_at: datetime) -> None:
+        """Keep the closures this run read, per room type it read (an open one: no runs)."""
+        closures = facts.closures
+        stale = await asyncio.to_thread(
+            self.sync_state.save_closures,
+            self.property_id,
+            read_at,
+            spans_of(closures.property_closed),
+            {t: spans_of(closures.closed_for(t)) for t in room_types},
+        )
+        if stale:
+            log.info("closures of %s read meanwhile by another run were kept (newer)", sorted(stale, key=str))
 
     def _summarise_pms(self, report: SyncReport, facts: PmsFacts, room_types: int) -> None:
         summary = report.pms
@@ -496,7 +517,7 @@ class SyncEngine:
         return await asyncio.to_thread(load)
 
     async def _read_listings(
-        self, listings: Sequence[ListingMapping], memo: dict[str, Any], priority: Priority, report: SyncReport
+        self, listings: Sequence[ListingMapping], priority: Priority, report: SyncReport
     ) -> None:
         """``GET Listings`` (one request): connection state and room count of every mapped listing."""
         try:
@@ -508,25 +529,24 @@ class SyncEngine:
                 "the listings were not read (budget): their connection state is as last known"
             )
             return
-        facts: dict[str, Any] = {}
+        read_at = self.clock()
 
         def record() -> None:
             states = self.store.listing_states
+            facts: list[ListingFacts] = []
             for entry in listings:
                 key = ListingKey(self.property_id, entry.account_id, entry.listing_id)
                 listing = found.get(entry.key)
                 if listing is None:
-                    facts[f"{entry.account_id}/{entry.listing_id}"] = {"missing": True}
+                    facts.append(ListingFacts(key, True, None, read_at))
                     continue
-                facts[f"{entry.account_id}/{entry.listing_id}"] = {
-                    "total_inventory_count": listing.total_inventory_count
-                }
+                facts.append(ListingFacts(key, False, listing.total_inventory_count, read_at))
                 states.set_sync_category(key, listing.connected.value)
                 states.set_approval_status(key, listing.approval_status.status_category.value)
                 states.set_has_availability(key, listing.has_availability)
+            self.sync_state.save_listing_facts(facts)
 
         await asyncio.to_thread(record)
-        memo["listings"] = facts
 
     async def _listings(
         self,
@@ -534,14 +554,15 @@ class SyncEngine:
         listings: Sequence[ListingMapping],
         facts: PmsFacts,
         states: dict[tuple[str, str], ListingState],
-        memo: dict[str, Any],
     ) -> list[ListingOutcome]:
         bookings = await asyncio.to_thread(
             SqlWebhookRecords(self.store.engine).list_bookings, self.property_id
         )
         own = own_reserved_rooms(bookings)
-        listing_facts: dict[str, Any] = memo.get("listings") or {}
-        digests: dict[str, str] = memo.setdefault("digests", {})
+        listing_facts = await asyncio.to_thread(self.sync_state.listing_facts, self.property_id)
+        # read before any listing is compared: a digest may be kept only if its row is unchanged
+        # since (a targeted push or poll in any process moves the version on)
+        digests = await asyncio.to_thread(self.sync_state.digests, self.property_id)
         types = TypeDigests(
             run.nights,
             facts.free_rooms,
@@ -558,10 +579,10 @@ class SyncEngine:
 
         async def one(entry: ListingMapping) -> ListingOutcome:
             nonlocal done
-            key_text = f"{entry.account_id}/{entry.listing_id}"
-            known = listing_facts.get(key_text)
+            known = listing_facts.get(entry.key)
+            stored = digests.get(entry.key)
             reason = pause_reason(states[entry.key], known)
-            count_cap = (known or {}).get("total_inventory_count")
+            count_cap = known.total_inventory_count if known is not None else None
             own_nights = own.get(entry.listing_id, {})
             digest = listing_digest(types, entry, own_nights, count_cap)
             if reason is not None:
@@ -583,14 +604,10 @@ class SyncEngine:
                         count_cap=count_cap,
                         state=states[entry.key],
                         digest=digest,
-                        last_digest=digests.get(key_text),
+                        last_digest=stored.digest if stored is not None else None,
                     )
-            in_step = outcome.status in (ListingStatus.WRITTEN, ListingStatus.UNCHANGED)
-            if in_step and not run.dry_run and not run.require_ledger:
-                digests[key_text] = digest
-            elif not in_step or outcome.read_channel or run.require_ledger:
-                # not in step, or a plan's read / a partial push left the ledger short of a full sync
-                digests.pop(key_text, None)
+            if not run.require_ledger:  # a poll's or push's callers forget what they wrote
+                await self._settle_digest(run, entry, outcome, digest, stored)
             done += 1
             self.progress("listings", done, total)
             return outcome
@@ -601,6 +618,29 @@ class SyncEngine:
         except BaseExceptionGroup as failed:  # a crash of one listing stops the run; report it as is
             raise failed.exceptions[0] from None
         return [task.result() for task in tasks]
+
+    async def _settle_digest(
+        self,
+        run: ListingRun,
+        entry: ListingMapping,
+        outcome: ListingOutcome,
+        digest: str,
+        stored: StoredDigest | None,
+    ) -> None:
+        """Keep the digest of a listing a full sync brought in step, unless its row changed since
+        this run read it (compare-and-set); forget it when the ledger is short of a full sync."""
+        in_step = outcome.status in (ListingStatus.WRITTEN, ListingStatus.UNCHANGED)
+        key = ListingKey(self.property_id, entry.account_id, entry.listing_id)
+        if in_step and not run.dry_run:
+            if stored is not None and stored.digest == digest:
+                return
+            version = stored.version if stored is not None else 0
+            now = await asyncio.to_thread(self.sync_state.keep_digest, key, digest, version)
+            if now.version != version + 1:
+                log.info("%s: digest not kept, its ledger changed during the run", outcome.key)
+        elif (not in_step or outcome.read_channel) and stored is not None and stored.digest is not None:
+            # not in step, or a plan's read left the ledger short of a full sync
+            await asyncio.to_thread(self.sync_state.forget_digests, self.property_id, [entry.key])
 
     async def _pause_for_missing_room_types(
         self,
@@ -657,19 +697,13 @@ class SyncEngine:
         if not listings:
             report.notes.append(f"room type {room_type_id} feeds no other listing")
             return
-        memo = await asyncio.to_thread(self.memo.load, self.property_id)
+        located = await asyncio.to_thread(self.sync_state.located_closures, self.property_id)
         states = await self._listing_states(listings)
         first, last = nights[0], nights[-1]
+        read_at = self.clock()
         free = await read_free_rooms(self.client, first, last, priority)
         report.pms.availability_reads = 1
-        closures_memo = memo.get("closures") or {}
-        property_closed = remembered_closures(
-            {"room_types": {"0": closures_memo.get("property", [])}}, first, last
-        )
-        closures = Closures(
-            property_closed=property_closed.get(0, frozenset()),
-            room_types=remembered_closures(closures_memo, first, last),
-        )
+        closures = remembered(located, first, last)
 
         def cached_prices() -> dict[int, dict[date, Any]]:
             rows = self.store.pms_prices.read_night_prices(self.property_id, room_type_id, first, last)
@@ -680,7 +714,7 @@ class SyncEngine:
             }
 
         prices = PmsPrices(prices=await asyncio.to_thread(cached_prices))
-        facts = PmsFacts(first, last, free, closures, prices)
+        facts = PmsFacts(first, last, free, closures, prices, read_at=read_at)
         run = ListingRun(
             client=self.client,
             store=self.store,
@@ -691,5 +725,5 @@ class SyncEngine:
             write_priority=priority,
             require_ledger=True,
         )
-        report.listings = await self._listings(run, listings, facts, states, memo)
-        await self._forget_digests(outcome.key for outcome in report.listings)
+        report.listings = await self._listings(run, listings, facts, states)
+        await self._forget_digests(report.listings)

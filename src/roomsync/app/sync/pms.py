@@ -14,17 +14,15 @@ An unchanged property therefore costs 3 requests. The availability reads run at 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import Any
 
 from roomsync.adapters.client import ServiceClient
 from roomsync.adapters.store import Store
-from roomsync.app.sync.closures import Closures, memo_of, read_closures
+from roomsync.app.sync.closures import Closures, read_closures
 from roomsync.app.sync.prices import CurrencyMismatch, PmsPrices, detect_prices
 from roomsync.core.api.pms.availability import (
-    RoomAvailability,
     RoomAvailabilityRequest,
     RoomTypeAvailability,
     RoomTypeAvailabilityExtended,
@@ -32,7 +30,9 @@ from roomsync.core.api.pms.availability import (
     RoomTypeAvailabilityRequest,
 )
 from roomsync.core.catalog.types import Priority
-from roomsync.core.sync import NightRun, RoomNights, free_room_ids_per_night
+from roomsync.core.ports import LocatedClosures
+from roomsync.core.sync import free_room_ids_per_night
+from roomsync.core.sync.convert import room_nights
 from roomsync.core.sync.price_detection import Window
 
 
@@ -43,21 +43,8 @@ class PmsFacts:
     free_rooms: dict[int, dict[date, int]]
     closures: Closures
     prices: PmsPrices
-
-
-def room_nights(entries: Iterable[RoomAvailability]) -> list[RoomNights]:
-    """The ``/v1/Availability/Room`` answer as the core reads it (rooms without a type are left out)."""
-    rooms: list[RoomNights] = []
-    for entry in entries:
-        if entry.room_type_id is None:
-            continue
-        runs = tuple(
-            NightRun(run.date_from, run.date_to, bool(group.is_available))
-            for group in entry.availability_date_ranges
-            for run in group.date_ranges
-        )
-        rooms.append(RoomNights(entry.room_id, entry.room_type_id, runs))
-    return rooms
+    read_at: datetime | None = None
+    """When the free rooms were read (the history of nights names the read its values came from)."""
 
 
 async def read_free_rooms(
@@ -90,24 +77,21 @@ async def read_pms(
     last: date,
     *,
     currency: str,
-    memo: dict[str, Any],
+    located: LocatedClosures,
     now: datetime,
     relocate_closures: bool,
     max_price_reads: int,
     price_window_nights: int,
     concurrency: int,
 ) -> PmsFacts:
-    """Free rooms, closures and prices of the horizon; updates ``memo["closures"]`` in place."""
+    """Free rooms, closures and prices of the horizon (``located``: the closures located before)."""
     free = await read_free_rooms(client, first, last, Priority.AVAILABILITY)
 
     async def combined(a: date, b: date) -> RoomTypeAvailability:
         request = RoomTypeAvailabilityRequest(date_from=a, date_to=b + timedelta(days=1))
         return await client.room_type_availability(request, priority=Priority.AVAILABILITY)
 
-    closures = await read_closures(
-        combined, first, last, room_type_ids, memo.get("closures") or {}, relocate=relocate_closures
-    )
-    memo["closures"] = memo_of(closures) | {"checked": [first.isoformat(), last.isoformat()]}
+    closures = await read_closures(combined, first, last, room_type_ids, located, relocate=relocate_closures)
 
     async def extended(window: Window) -> RoomTypeAvailabilityExtended:
         request = RoomTypeAvailabilityExtendedRequest(date_from=window.date_from, date_to=window.date_to)
@@ -129,4 +113,4 @@ async def read_pms(
         )
     except CurrencyMismatch as mismatch:
         prices = PmsPrices(prices={}, complete=False, notes=[f"prices not used: {mismatch}"])
-    return PmsFacts(first, last, free, closures, prices)
+    return PmsFacts(first, last, free, closures, prices, read_at=now)

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from roomsync.app.sync.report import ListingStatus, PricesResult, SyncReport
-from roomsync.core.ports import ListingState, SyncRun
+from roomsync.core.ports import ListingState, SyncRun, listing_text
 from roomsync.core.sync import DayState
 
 _STATUS_STYLE = {
@@ -114,7 +114,7 @@ def states_table(
         elif state is not None and state.sync_category not in (None, "Full", "Limited"):
             paused = f"not connected ({state.sync_category})"
         table.add_row(
-            f"{account_id}/{listing_id}",
+            listing_text(account_id, listing_id),
             str(room_type_id),
             kind,
             (state.sync_category or "?") if state else "?",

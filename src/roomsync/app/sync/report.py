@@ -8,6 +8,7 @@ from datetime import date, datetime
 from enum import StrEnum
 
 from roomsync.core.catalog.types import Priority
+from roomsync.core.ports import listing_text
 from roomsync.core.sync import InventoryRequestPlan, PriceElement
 
 WRITE_OPERATIONS = frozenset({"update_inventory", "push_prices"})
@@ -49,7 +50,7 @@ class ListingOutcome:
 
     @property
     def key(self) -> str:
-        return f"{self.account_id}/{self.listing_id}"
+        return listing_text(self.account_id, self.listing_id)
 
     @property
     def write_requests(self) -> int:
@@ -143,3 +144,46 @@ class SyncReport:
             if (candidate.account_id, candidate.listing_id) == (account_id, listing_id):
                 return candidate
         return None
+
+
+def report_as_dict(report: SyncReport) -> dict[str, object]:
+    """The report for ``--json`` and the console: what the tables show, as plain data."""
+    return {
+        "kind": report.kind,
+        "property": report.property_id,
+        "run_id": report.run_id,
+        "dry_run": report.dry_run,
+        "result": report.result,
+        "error": report.error,
+        "first_night": report.first_night.isoformat() if report.first_night else None,
+        "last_night": report.last_night.isoformat() if report.last_night else None,
+        "started_at": report.started_at.isoformat(),
+        "finished_at": report.finished_at.isoformat() if report.finished_at else None,
+        "requests": report.requests,
+        "writes": report.writes,
+        "requests_by_operation": dict(report.requests_by_operation),
+        "listings": [
+            {
+                "listing": outcome.key,
+                "room_type_id": outcome.room_type_id,
+                "kind": outcome.kind,
+                "status": outcome.status.value,
+                "reason": outcome.reason,
+                "read_channel": outcome.read_channel,
+                "days_changed": outcome.days_changed,
+                "operations": outcome.operations,
+                "write_requests": outcome.write_requests,
+                "priority": outcome.priority.name.lower() if outcome.priority is not None else None,
+                "drift_days": outcome.drift_days,
+            }
+            for outcome in report.listings
+        ],
+        "prices": {
+            "result": report.prices.result.value,
+            "elements": len(report.prices.elements),
+            "messages": list(report.prices.messages),
+        },
+        "notes": list(report.notes),
+        "budget_remaining": report.budget_remaining,
+        "budget_quota": report.budget_quota,
+    }

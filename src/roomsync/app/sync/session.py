@@ -10,8 +10,8 @@ from datetime import datetime
 from roomsync.adapters.client import ServiceClient
 from roomsync.adapters.store import Store, open_store
 from roomsync.app.sync.engine import ProgressHook, SyncEngine, SyncOptions, no_progress, utc_now
-from roomsync.app.sync.memo import SyncMemo
 from roomsync.metrics import Metrics
+from roomsync.property import PropertyContext
 from roomsync.settings import Settings
 
 
@@ -25,25 +25,24 @@ class SyncSession:
 
 @asynccontextmanager
 async def open_session(
-    settings: Settings,
+    context: PropertyContext,
     *,
     upgrade: bool = False,
-    memo: SyncMemo | None = None,
     metrics: Metrics | None = None,
     clock: Callable[[], datetime] = utc_now,
     options: SyncOptions | None = None,
     progress: ProgressHook = no_progress,
 ) -> AsyncIterator[SyncSession]:
     """Open the store (``upgrade`` migrates it first), a client and an engine; close them after."""
+    settings = context.settings
     store = open_store(settings, upgrade=upgrade)
     try:
-        client = ServiceClient(settings, budget_store=store.budget, token_store=store.tokens, clock=clock)
+        client = ServiceClient(context, budget_store=store.budget, token_store=store.tokens, clock=clock)
         try:
             engine = SyncEngine(
-                settings,
+                context,
                 store,
                 client,
-                memo=memo,
                 metrics=metrics,
                 clock=clock,
                 options=options,

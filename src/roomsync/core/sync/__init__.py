@@ -44,6 +44,7 @@ from roomsync.core.sync.desired import (
     free_room_ids_per_night,
     free_rooms_per_night,
     horizon,
+    stay_nights,
 )
 from roomsync.core.sync.diff import DiffField, DiffItem, DiffOperation, diff_calendar, whole_calendar
 from roomsync.core.sync.plans import (
@@ -94,5 +95,6 @@ __all__ = [
     "groups_of",
     "horizon",
     "operations_from_diff",
+    "stay_nights",
     "whole_calendar",
 ]

@@ -26,7 +26,9 @@ from roomsync.core.api.channel import Availability as ApiAvailability
 from roomsync.core.api.channel import Inventory, InventoryOperation, InventoryUpdate
 from roomsync.core.api.channel_manager import PriceForDateRange, PricesRequest
 from roomsync.core.api.channel_manager import RoomRateType as ApiRoomRateType
+from roomsync.core.api.pms.availability import RoomAvailability
 from roomsync.core.sync.calendar import Availability, DayState
+from roomsync.core.sync.desired import NightRun, RoomNights
 from roomsync.core.sync.plans import InventoryRequestPlan, OperationPlan, PricePlan
 
 
@@ -97,3 +99,19 @@ def prices_request(plan: PricePlan) -> PricesRequest:
             for element in plan.elements
         ]
     )
+
+
+def room_nights(entries: Iterable[RoomAvailability]) -> list[RoomNights]:
+    """The ``POST /v1/Availability/Room`` answer as the engine reads it (rooms without a room type
+    are left out)."""
+    rooms: list[RoomNights] = []
+    for entry in entries:
+        if entry.room_type_id is None:
+            continue
+        runs = tuple(
+            NightRun(span.date_from, span.date_to, bool(group.is_available))
+            for group in entry.availability_date_ranges
+            for span in group.date_ranges
+        )
+        rooms.append(RoomNights(entry.room_id, entry.room_type_id, runs))
+    return rooms

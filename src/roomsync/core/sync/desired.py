@@ -258,7 +258,12 @@ def horizon(first_night: date, days: int) -> tuple[date, ...]:
     """The ``days`` nights starting at ``first_night`` (the sync horizon)."""
     if days < 1:
         raise ValueError(f"horizon days={days!r}: must be 1 or more")
-    return tuple(first_night + timedelta(days=offset) for offset in range(days))
+    return tuple(stay_nights(first_night, days))
+
+
+def stay_nights(first_night: date, nights: int) -> list[date]:
+    """The nights of a stay: ``first_night`` and the ``nights - 1`` after it (none for ``nights < 1``)."""
+    return [first_night + timedelta(days=offset) for offset in range(nights)]
 
 
 def _nights(first: date, last: date) -> Iterable[date]:

@@ -1,0 +1,107 @@
+"""The availability view in the store: holds, what a PMS read can have seen, stale marks; on SQLite
+and on Postgres."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from roomsync.adapters.store import open_store, upgrade_to_head
+from roomsync.adapters.store.availability_view import SqlAvailabilityView, ViewNight
+from roomsync.adapters.store.webhook_records import ChannelBooking, SqlWebhookRecords
+from support.postgres import scratch_postgres_database
+
+T0 = datetime(2027, 3, 1, 9, 0, tzinfo=UTC)
+D1, D2 = date(2027, 9, 1), date(2027, 9, 2)
+ROOM_TYPE = 4
+
+
+@pytest.fixture(scope="module")
+def postgres_url() -> Iterator[str]:
+    with scratch_postgres_database() as url:
+        upgrade_to_head(url)
+        yield url
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def view(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[SqlAvailabilityView, str]]:
+    if request.param == "postgres":
+        url = str(request.getfixturevalue("postgres_url"))
+    else:
+        url = f"sqlite:///{tmp_path / 'view.db'}"
+        upgrade_to_head(url)
+    with open_store(url) as store:
+        yield SqlAvailabilityView(store.engine), f"prop-{secrets.token_hex(4)}"
+
+
+def bookable(view: SqlAvailabilityView, prop: str, night: date) -> int:
+    return view.read_nights(prop, ROOM_TYPE, [night])[night].bookable
+
+
+def test_holds_take_rooms_until_none_is_left(view: tuple[SqlAvailabilityView, str]) -> None:
+    store, prop = view
+    store.save_read(prop, T0, {ROOM_TYPE: {D1: 2, D2: 2}})
+    assert store.try_hold(prop, "A", ROOM_TYPE, [D1, D2], T0).held
+    assert store.try_hold(prop, "B", ROOM_TYPE, [D1], T0).held
+    refused = store.try_hold(prop, "C", ROOM_TYPE, [D1, D2], T0)
+    assert (refused.held, refused.full_night) == (False, D1)
+    assert (bookable(store, prop, D1), bookable(store, prop, D2)) == (0, 1)  # C held nothing
+    again = store.try_hold(prop, "A", ROOM_TYPE, [D1, D2], T0)
+    assert again.held and again.already
+
+
+def test_a_night_without_a_read_cannot_be_held(view: tuple[SqlAvailabilityView, str]) -> None:
+    store, prop = view
+    store.save_read(prop, T0, {ROOM_TYPE: {D1: 3}})
+    assert store.try_hold(prop, "A", ROOM_TYPE, [D1, D2], T0).full_night == D2
+    assert bookable(store, prop, D1) == 3
+
+
+def test_a_hold_stops_counting_once_a_later_read_can_have_seen_it(
+    view: tuple[SqlAvailabilityView, str],
+) -> None:
+    store, prop = view
+    store.save_read(prop, T0, {ROOM_TYPE: {D1: 2}})
+    store.try_hold(prop, "A", ROOM_TYPE, [D1], T0)
+    store.settle_holds(prop, "A", [D1], reflected_at=T0 + timedelta(seconds=10))  # the PMS has it now
+    assert bookable(store, prop, D1) == 1
+    store.save_read(prop, T0 + timedelta(seconds=5), {ROOM_TYPE: {D1: 2}})  # began before: cannot know
+    assert bookable(store, prop, D1) == 1
+    store.save_read(prop, T0 + timedelta(seconds=20), {ROOM_TYPE: {D1: 1}})  # began after: shows it
+    assert bookable(store, prop, D1) == 1
+    store.save_read(prop, T0 + timedelta(seconds=15), {ROOM_TYPE: {D1: 2}})  # older than the last: ignored
+    assert view_row(store, prop).free_rooms == 1
+
+
+def view_row(store: SqlAvailabilityView, prop: str) -> ViewNight:
+    return store.read_nights(prop, ROOM_TYPE, [D1])[D1]
+
+
+def test_releasing_holds_frees_them_and_marks_pms_freed_nights_stale(
+    view: tuple[SqlAvailabilityView, str],
+) -> None:
+    store, prop = view
+    store.save_read(prop, T0, {ROOM_TYPE: {D1: 2, D2: 2}})
+    store.try_hold(prop, "A", ROOM_TYPE, [D1], T0)  # never reached the PMS
+    store.place_holds(prop, "B", ROOM_TYPE, [D2], T0)
+    store.settle_holds(prop, "B", [D2], reflected_at=T0)  # in the PMS, not in the read yet
+    assert store.release_holds(prop, "A") == [D1]
+    assert store.release_holds(prop, "B") == [D2]
+    rows = store.read_nights(prop, ROOM_TYPE, [D1, D2])
+    assert (rows[D1].bookable, rows[D1].stale) == (2, False)
+    assert rows[D2].stale is True  # the PMS freed a room the read still counts as taken
+
+
+def test_holds_no_confirmation_followed_expire(view: tuple[SqlAvailabilityView, str]) -> None:
+    store, prop = view
+    records = SqlWebhookRecords(store._engine)
+    store.save_read(prop, T0, {ROOM_TYPE: {D1: 3}})
+    store.try_hold(prop, "FORGOTTEN", ROOM_TYPE, [D1], T0)
+    store.try_hold(prop, "CONFIRMED", ROOM_TYPE, [D1], T0)
+    records.save_booking(ChannelBooking(prop, "CONFIRMED", "41000001", D1, 1, "accept", "x", T0))
+    assert store.expire_holds(prop, T0 + timedelta(hours=25)) == ["FORGOTTEN"]
+    assert bookable(store, prop, D1) == 2

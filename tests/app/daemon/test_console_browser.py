@@ -1,0 +1,294 @@
+"""The console in a real headless Chromium (Debian's chromium and chromium-driver, driven by
+Selenium) against a real ``roomsync serve`` process and the emulator.
+
+One journey: log in (a wrong token first), the overview, a listing's calendar, the night the front
+desk just closed and its history back to the PMS change, a resync with its plan, replaying a dead
+letter, a form without its CSRF token refused, log out. Each page's screenshot is saved under
+``tests/artifacts/console/`` (ignored by git; the path is printed).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import httpx
+import pytest
+from daemon_harness import (
+    ADMIN_TOKEN,
+    WEBHOOK_SECRET,
+    DaemonProcess,
+    Emulator,
+    daemon_env,
+    emulator_at_start_of_today,
+    free_port,
+    start_daemon,
+    wait_until,
+)
+from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.remote.webelement import WebElement
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+from roomsync.adapters.store import open_store
+from roomsync.adapters.store.webhook_records import SqlWebhookRecords
+from roomsync.core.webhook_signature import SIGNATURE_HEADER, sign
+
+CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
+ARTIFACTS = Path(__file__).parents[2] / "artifacts" / "console"
+DOUBLES = "2001/41000003"  # the room-type listing of room type 1
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def emulator() -> Iterator[Emulator]:
+    with emulator_at_start_of_today() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def daemon(emulator: Emulator, tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaemonProcess]:
+    data = tmp_path_factory.mktemp("console") / "data"
+    # a full sync (which locates closures) every 10 s of wall time
+    env = daemon_env(
+        emulator.url,
+        data,
+        free_port(),
+        time_scale="0.01",
+        schedule_jitter_seconds="0",
+        price_check_interval_seconds="1000",
+    )
+    running = start_daemon(env, tmp_path_factory.mktemp("log") / "daemon.log", "--migrate")
+    try:
+        wait_until(lambda: running.job("prices")["last_result"] == "ok", 60, "the first full sync")
+        yield running
+    finally:
+        if running.process.poll() is None:
+            running.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[WebDriver]:
+    if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
+        pytest.fail("the browser tests need Debian's chromium and chromium-driver (.ci/run installs them)")
+    options = Options()
+    options.binary_location = str(CHROMIUM)
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1050"):
+        options.add_argument(argument)
+    try:
+        driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    except WebDriverException as error:
+        pytest.fail(f"chromium did not start: {error.msg}")
+    driver.implicitly_wait(5)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    print(f"\nconsole screenshots in {ARTIFACTS}")
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def shot(driver: WebDriver, name: str) -> None:
+    driver.save_screenshot(str(ARTIFACTS / f"{name}.png"))
+
+
+def text(driver: WebDriver) -> str:
+    return str(driver.find_element(By.TAG_NAME, "body").text)
+
+
+def follow(driver: WebDriver, element: WebElement) -> None:
+    """Click what loads a new page and wait until it has loaded, so a check right after the click
+    never reads the page the click left.
+
+    The old page is marked with a window property that a new document does not have. Element
+    references are not used for this: Chromium answers a reference into a page being unloaded
+    with "Node with given id does not belong to the document", a generic error, not a stale one,
+    so any WebDriver error while the page changes only means "not yet"."""
+    driver.execute_script("window.__roomsyncLeftPage = true;")
+    element.click()
+    WebDriverWait(driver, 20, ignored_exceptions=(WebDriverException,)).until(
+        lambda d: d.execute_script(
+            "return !window.__roomsyncLeftPage && document.readyState === 'complete';"
+        )
+    )
+
+
+def submit(driver: WebDriver, css: str) -> None:
+    follow(driver, driver.find_element(By.CSS_SELECTOR, css))
+
+
+def store_of(daemon: DaemonProcess) -> str:
+    return f"sqlite:///{daemon.data_dir / 'roomsync.db'}"
+
+
+def test_the_console_in_a_real_browser(emulator: Emulator, daemon: DaemonProcess, browser: WebDriver) -> None:
+    console = f"{daemon.url}/console"
+    today = datetime.now(UTC).date()
+
+    # --- log in: a wrong token is refused, the right one opens the overview -------------------------
+    browser.get(f"{console}/")
+    assert browser.current_url == f"{console}/login"
+    browser.find_element(By.ID, "who").send_keys("Ann")
+    browser.find_element(By.ID, "token").send_keys("not-the-token")
+    submit(browser, "#login")
+    assert "wrong admin token" in text(browser)
+    shot(browser, "01-login-refused")
+    browser.find_element(By.ID, "token").send_keys(ADMIN_TOKEN)
+    submit(browser, "#login")
+    assert browser.current_url == f"{console}/"
+    cookie = browser.get_cookie("roomsync_console")
+    assert cookie is not None and cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+    overview = text(browser)
+    assert "demo-hotel" in overview and "health: ok" in overview
+    assert "used" in overview and "reserved" in overview and "left" in overview and "of 1500" in overview
+    assert "41000005" in overview  # the listing not connected on the channel: shown with why
+    shot(browser, "02-overview")
+
+    # --- the front desk closes two nights; the next full sync pushes them ------------------------------
+    closed = today + timedelta(days=9)
+    until = closed + timedelta(days=1)
+    emulator.post("/pms/close", {"dateFrom": str(closed), "dateTo": str(until), "roomTypeId": 1})
+
+    def channel_closed() -> bool:
+        days = emulator.get("/channel/calendar/41000003", **{"from": str(closed), "to": str(closed)})["days"]
+        return bool(days[0]["availability"] == "unavailable")
+
+    wait_until(channel_closed, 90, "the closure to reach the channel")
+
+    follow(browser, browser.find_element(By.LINK_TEXT, "demo-hotel"))
+    follow(browser, browser.find_element(By.LINK_TEXT, DOUBLES))
+    row = browser.find_element(By.ID, f"night-{closed}")
+    cells = [cell.text for cell in row.find_elements(By.TAG_NAME, "td")]
+    assert cells[3] == "unavailable" and cells[7] == "unavailable", cells  # pushed, and confirmed
+    open_row = browser.find_element(By.ID, f"night-{closed - timedelta(days=1)}")
+    assert open_row.find_elements(By.TAG_NAME, "td")[3].text == "available"
+    shot(browser, "03-calendar")
+
+    # --- the closed night's history goes back to the PMS change ------------------------------------------
+    follow(browser, row.find_element(By.TAG_NAME, "a"))
+    why = browser.find_element(By.ID, "why").text
+    assert "available = unavailable (was available)" in why
+    assert "room type closed" in why and "started by schedule" in why
+    assert "carried by PUT Inventory request 0" in why
+    timeline = browser.find_element(By.ID, "timeline").text
+    assert "pushed available - -> available" in timeline  # the first sync wrote it whole
+    assert "pushed available available -> unavailable" in timeline
+    shot(browser, "04-night-history")
+
+    # --- a resync of the listing: its plan (with what it costs), then the resync itself ----------------
+    follow(browser, browser.find_element(By.LINK_TEXT, "Resync"))
+    Select(browser.find_element(By.ID, "resync-listing")).select_by_value(DOUBLES)
+    submit(browser, "#plan")
+    plan = browser.find_element(By.ID, "resync-plan").text
+    assert "Reading for this plan cost" in plan and DOUBLES in plan
+    assert int(browser.find_element(By.ID, "plan-writes").text) == 0  # converged: nothing to write
+    assert int(browser.find_element(By.ID, "plan-cost").text) >= 1
+    shot(browser, "05-resync-plan")
+    submit(browser, "#confirm-resync")
+    result = browser.find_element(By.ID, "resync-result").text
+    assert "Resync run" in result and ": ok" in result, result
+    shot(browser, "06-resync-done")
+
+    # --- a dead letter: one that reads now is replayed, one that still does not is refused -------------
+    broken = b'{"action": "NoSuchAction"}'
+    refused = httpx.post(
+        f"{daemon.url}/webhooks/RentalChannel",
+        content=broken,
+        headers={
+            "Content-Type": "application/json",
+            SIGNATURE_HEADER: sign(WEBHOOK_SECRET, int(time.time()), broken),
+        },
+    )
+    assert refused.status_code == 400
+    check = {
+        "action": "CheckAvailability",
+        "startDate": str(today + timedelta(days=20)),
+        "nights": "2",
+        "listingId": "41000003",
+    }
+    with open_store(store_of(daemon)) as store:  # as if an older parser had refused a good delivery
+        readable = store.dead_letters.add_dead_letter(
+            "demo-hotel", datetime.now(UTC), "refused by an older version", json.dumps(check), {}
+        )
+    guest = json.dumps({**check, "startDate": str(closed)}).encode()  # a guest asks for the closed night
+    answer = httpx.post(
+        f"{daemon.url}/webhooks/RentalChannel",
+        content=guest,
+        headers={
+            "Content-Type": "application/json",
+            SIGNATURE_HEADER: sign(WEBHOOK_SECRET, int(time.time()), guest),
+        },
+    )
+    assert answer.status_code == 200
+    answered = "yes" if answer.json()["succeed"] else "no"
+
+    def answer_kept() -> bool:
+        with open_store(store_of(daemon)) as store:
+            return bool(SqlWebhookRecords(store.engine).recent_answers("demo-hotel", 5))
+
+    wait_until(answer_kept, 30, "the guest-check answer to be kept")
+    follow(browser, browser.find_element(By.LINK_TEXT, "Webhooks"))
+    assert f"41000003 {closed} +2 {answered}" in browser.find_element(By.ID, "guest-checks").text
+    # the guest's question is in the night's timeline too
+    browser.get(f"{console}/p/demo-hotel/l/{DOUBLES}/n/{closed}")
+    assert f"CheckAvailability: answered {answered}" in browser.find_element(By.ID, "timeline").text
+    follow(browser, browser.find_element(By.LINK_TEXT, "Webhooks"))
+    letters = browser.find_element(By.ID, "dead-letters").text
+    assert "NoSuchAction" in letters and "refused by an older version" in letters
+    shot(browser, "07-webhooks")
+    submit(browser, f"#replay-dead-{readable}")
+    flash = browser.find_element(By.ID, "flash").text
+    assert f"dead letter {readable} (CheckAvailability) is inbox event" in flash
+    assert "CheckAvailability" in browser.find_element(By.ID, "events").text
+    shot(browser, "08-dead-letter-replayed")
+    unreadable = readable - 1
+    submit(browser, f"#replay-dead-{unreadable}")
+    assert f"dead letter {unreadable} still cannot be read" in browser.find_element(By.ID, "error").text
+
+    # --- an action without its CSRF token is refused, and changes nothing -------------------------------
+    browser.get(f"{console}/p/demo-hotel")
+    browser.execute_script("for (const f of document.querySelectorAll('input[name=csrf]')) f.remove();")
+    form = browser.find_element(By.CSS_SELECTOR, f"form[action$='/l/{DOUBLES}/pause']")
+    form.find_element(By.NAME, "reason").send_keys("renovation")
+    follow(browser, form.find_element(By.TAG_NAME, "button"))
+    assert "CSRF token is missing or wrong" in text(browser)
+    shot(browser, "09-csrf-refused")
+    row = next(r for r in daemon.status()["listings"] if r["listing_id"] == "41000003")
+    assert not row["paused"]
+
+    # --- pause with the token, then log out ---------------------------------------------------------------
+    browser.get(f"{console}/p/demo-hotel")
+    form = browser.find_element(By.CSS_SELECTOR, f"form[action$='/l/{DOUBLES}/pause']")
+    form.find_element(By.NAME, "reason").send_keys("renovation")
+    follow(browser, form.find_element(By.TAG_NAME, "button"))
+    assert "renovation (Ann)" in browser.find_element(By.ID, "listings").text
+    row = next(r for r in daemon.status()["listings"] if r["listing_id"] == "41000003")
+    assert row["paused"] and row["pause_reason"] == "paused by an operator: renovation (Ann)"
+    submit(browser, "#logout")
+    assert browser.current_url.startswith(f"{console}/login")
+    browser.get(f"{console}/p/demo-hotel")
+    assert browser.current_url == f"{console}/login"  # the session is gone
+    shot(browser, "10-logged-out")
+
+
+def test_actions_need_a_session_and_its_csrf_token(daemon: DaemonProcess) -> None:
+    console = f"{daemon.url}/console"
+    with httpx.Client() as http:
+        anonymous = http.post(f"{console}/p/demo-hotel/l/{DOUBLES}/resume", data={"csrf": "x"})
+        assert anonymous.status_code == 401
+        logged = http.post(f"{console}/login", data={"token": ADMIN_TOKEN, "who": "Bob"})
+        assert logged.status_code == 303
+        missing = http.post(f"{console}/p/demo-hotel/l/{DOUBLES}/resume")
+        assert missing.status_code == 403
+        forged = http.post(f"{console}/p/demo-hotel/l/{DOUBLES}/resume", data={"csrf": "forged"})
+        assert forged.status_code == 403
+        http.cookies.set("roomsync_console", "Ym9i.forged", domain="127.0.0.1")
+        assert http.get(f"{console}/", follow_redirects=False).status_code == 303
