@@ -156,3 +156,29 @@ async def test_an_alteration_counts_the_reservations_own_nights_as_free(harness:
     assert answer(harness, update(harness, code, TWINS, 210, 3)) is False
     assert str(harness.day(212)) in last_reason(harness)
     assert answer(harness, update(harness, "HMUNKNOWN1", TWINS, 210, 2)) is False
+
+
+async def test_a_night_the_pms_closed_is_refused_before_the_channel_shows_it(harness: Harness) -> None:
+    """The front desk closes the doubles on one night: once a sync has located the closure, a guest
+    asking for a stay over that night hears no, with the closure as the reason, and a stay beside
+    it still hears yes (the channel's calendar may not show the closure yet: the desk must not
+    depend on it)."""
+    from roomsync.app.sync.engine import SyncEngine
+    from roomsync.metrics import Metrics
+
+    closed = harness.day(150)
+    harness.ctl(
+        "POST",
+        "/pms/close",
+        {"dateFrom": closed.isoformat(), "dateTo": closed.isoformat(), "roomTypeId": DOUBLE_TYPE},
+    )
+    assert answer(harness, check(harness, DOUBLES, 149, 3)) is True  # no sync has seen it yet
+    engine = SyncEngine(harness.context, harness.store, harness.client, metrics=Metrics())
+    synced = await engine.sync_property()
+    assert synced.result in ("ok", "ok_with_warnings"), synced.error
+    await asyncio.sleep(2.1)  # the desk's closures are cached for 2 s
+    assert answer(harness, check(harness, DOUBLES, 149, 3)) is False
+    assert last_reason(harness) == f"the PMS has room type {DOUBLE_TYPE} closed on {closed}"
+    assert answer(harness, make(harness, "HMCLOSED1", DOUBLES, 150, 1)) is False
+    assert answer(harness, check(harness, DOUBLES, 151, 2)) is True, last_reason(harness)  # the night after
+    assert answer(harness, check(harness, TWINS, 150, 1)) is True  # another room type is not closed

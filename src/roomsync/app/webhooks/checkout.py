@@ -2,7 +2,8 @@
 
 ``CheckAvailability`` and ``MakeReservation`` pass when the listing is mapped and not paused, the
 stay keeps the listing's restrictions (minimum and maximum nights, no arrival or departure on a
-closed weekday) and the view has a room of the listing's room type on every night.
+closed weekday), no night is one the PMS closed (the room type or the property, as the syncs
+located it) and the view has a room of the listing's room type on every night.
 ``MakeReservation`` then holds that room (race-free, see the store's availability view), so two
 guests asking for the last room get one yes and one no. ``UpdateReservation`` checks daily
 availability only, as document 01 says, with the reservation's own current nights counted as
@@ -31,7 +32,7 @@ from roomsync.adapters.store.webhook_records import CheckoutAnswer, SqlWebhookRe
 from roomsync.adapters.webhooks.db_calls import DbCalls
 from roomsync.adapters.webhooks.ports import Answered, Clock, GuestCheck, Verdict
 from roomsync.app.webhooks.availability import AvailabilityService
-from roomsync.app.webhooks.mapping_index import CachedListingStates, CachedMapping
+from roomsync.app.webhooks.mapping_index import CachedClosures, CachedListingStates, CachedMapping
 from roomsync.core.api import webhooks as events
 from roomsync.core.mapping import ListingMapping
 from roomsync.core.ports import AcceptedDelivery, NewDelivery, WebhookInbox
@@ -143,6 +144,7 @@ class CheckoutDesk:
         inbox: WebhookInbox,
         mapping: CachedMapping,
         listing_states: CachedListingStates,
+        closures: CachedClosures,
         availability: AvailabilityService,
         view: SqlAvailabilityView,
         records: SqlWebhookRecords,
@@ -154,6 +156,7 @@ class CheckoutDesk:
         self._db = db
         self._mapping = mapping
         self._states = listing_states
+        self._closures = closures
         self._availability = availability
         self._view = view
         self._records = records
@@ -249,6 +252,9 @@ class CheckoutDesk:
             if broken:
                 return Verdict(False, broken)
             needed = nights
+        closed = self._closures.first_closed(listing.room_type_id, needed)
+        if closed:
+            return Verdict(False, closed)
         rows = self._view.read_nights(self._property_id, listing.room_type_id, needed)
         stale = self._availability.stale_nights(rows, needed)
         if stale and may_wait:

@@ -9,11 +9,20 @@ loaded while the receiver runs is seen within that time.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date
 
 from roomsync.core.mapping import ListingMapping
 from roomsync.core.mapping import Mapping as PropertyMapping
-from roomsync.core.ports import ListingKey, ListingState, ListingStateStore, MappingStore
+from roomsync.core.ports import (
+    ListingKey,
+    ListingState,
+    ListingStateStore,
+    LocatedClosures,
+    MappingStore,
+    SyncStateStore,
+)
 
 MAPPING_TTL_SECONDS = 5.0
 
@@ -100,3 +109,37 @@ class CachedListingStates:
             self._loaded_at = now
             self._generation = generation
         return self._states.get(key) or ListingState(listing=key)
+
+
+CLOSURES_TTL_SECONDS = 2.0
+
+
+class CachedClosures:
+    """The PMS closures the last sync located (``store.sync_state``), read at most every ``ttl``.
+
+    A guest check refuses a night the PMS closed for the listing's room type (or the whole
+    property) even before the sync has pushed the closure to the channel: the channel's calendar
+    may lag, the desk's answer must not. Closures are what the syncs located, so a closure made
+    at the front desk is known from the first run that read it (the poll does not read closures).
+    """
+
+    def __init__(self, store: SyncStateStore, property_id: str, ttl: float = CLOSURES_TTL_SECONDS) -> None:
+        self._store = store
+        self._property_id = property_id
+        self._ttl = ttl
+        self._located = LocatedClosures()
+        self._loaded_at: float | None = None
+
+    def first_closed(self, room_type_id: int, nights: Sequence[date]) -> str | None:
+        """Why the first closed night of ``nights`` is closed, or None (call it off the event loop)."""
+        now = time.monotonic()
+        if self._loaded_at is None or now - self._loaded_at > self._ttl:
+            self._located = self._store.located_closures(self._property_id)
+            self._loaded_at = now
+        type_spans = self._located.room_types.get(room_type_id, ())
+        for night in nights:
+            if any(first <= night <= last for first, last in self._located.property_wide):
+                return f"the PMS has the property closed on {night}"
+            if any(first <= night <= last for first, last in type_spans):
+                return f"the PMS has room type {room_type_id} closed on {night}"
+        return None

@@ -29,7 +29,7 @@ from roomsync.app.webhooks.availability import AvailabilityService
 from roomsync.app.webhooks.bridge import ReservationBridge
 from roomsync.app.webhooks.checkout import CheckoutDesk
 from roomsync.app.webhooks.listing_events import ListingEvents
-from roomsync.app.webhooks.mapping_index import CachedListingStates, CachedMapping
+from roomsync.app.webhooks.mapping_index import CachedClosures, CachedListingStates, CachedMapping
 from roomsync.app.webhooks.protocols import Clock, NightsChanged, PmsClient
 from roomsync.app.webhooks.worker import InboxWorker
 from roomsync.metrics import Metrics
@@ -73,6 +73,7 @@ def create_checkout_desk(
         store.inbox,
         CachedMapping(store.mappings, context.property_id),
         CachedListingStates(store.listing_states, context.property_id),
+        CachedClosures(store.sync_state, context.property_id),
         availability,
         availability.view,
         SqlWebhookRecords(store.engine),
