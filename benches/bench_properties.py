@@ -291,13 +291,19 @@ class Desk:
             return
         after = await self.expected(room_type_id, nights)
         shown = await self.shown(set(after))
-        must = {k: v for k, v in after.items() if v != before[k] and shown[k] == before[k]}
+        changed = {k: v for k, v in after.items() if v != before[k]}
+        # An earlier change still pending on a night this one changes again can no longer be seen
+        # as it was: this change takes that night over, even though the channel is not in step
+        # there (it still shows what came before the earlier change).
+        taken_over: set[tuple[str, str]] = set()
+        for earlier in self.changes:
+            if earlier.pending:
+                for key in set(earlier.expected) & set(changed):
+                    del earlier.expected[key]
+                    taken_over.add(key)
+                earlier.superseded = not earlier.expected
+        must = {k: v for k, v in changed.items() if shown[k] == before[k] or k in taken_over}
         if must:
-            for earlier in self.changes:
-                if earlier.pending:
-                    for key in set(earlier.expected) & set(must):
-                        del earlier.expected[key]
-                    earlier.superseded = not earlier.expected
             self.changes.append(Change(self.property_id, at, must))
 
 

@@ -129,9 +129,20 @@ class DaemonProcess:
         return self.log_path.read_text(errors="replace")
 
     def stop(self, timeout: float = 60) -> int:
+        """SIGTERM, then the exit status; a process still running after ``timeout`` has its threads'
+        stacks written to its log (SIGUSR1), is killed, and the test fails with the log's tail."""
         self.process.send_signal(signal.SIGTERM)
         try:
             return self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.send_signal(signal.SIGUSR1)
+            time.sleep(2)
+            self.process.kill()
+            self.process.wait(10)
+            raise AssertionError(
+                f"roomsync serve did not exit within {timeout:g} s of SIGTERM; its log ends:\n"
+                + self.log()[-12000:]
+            ) from None
         finally:
             self.http.close()
 
