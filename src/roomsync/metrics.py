@@ -17,7 +17,9 @@ REQUEST_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 SYNC_BUCKETS = (0.1, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
 
 
-RUN_KINDS = ("sync", "plan", "resync", "reconcile", "push_nights")
+RUN_KINDS = ("sync", "plan", "resync", "reconcile", "push_nights", "poll", "detect", "repush")
+CHANGE_KINDS = ("availability", "closures", "prices")
+"""What the front desk changes, by the read that sees it (``roomsync.core.activity.ChangeKind``)."""
 RUN_RESULTS = ("ok", "ok_with_warnings", "partial", "failed", "no_budget")
 PRIORITIES = ("guest", "availability", "prices", "reconcile")
 
@@ -121,6 +123,23 @@ class Metrics:
             "roomsync_staleness_bound_seconds",
             "Longest a PMS change can wait before it reaches the channel, under the current plan.",
             ["property"], registry=r,
+        )
+        self.detect_interval = Gauge(
+            "roomsync_detect_interval_seconds",
+            "Closure and price detection interval planned from the budget and the learned week.",
+            ["property"], registry=r,
+        )
+        self.detect_staleness_bound = Gauge(
+            "roomsync_detect_staleness_bound_seconds",
+            "Longest a closure or price change can wait before it reaches the channel, under the "
+            "current plan.",
+            ["property"], registry=r,
+        )
+        self.pms_read_time = Gauge(
+            "roomsync_pms_read_timestamp_seconds",
+            "Unix time of the newest PMS read that sees each kind of change (availability, closures, "
+            "prices); time() minus this is the staleness a hotel can see.",
+            ["property", "kind"], registry=r,
         )
         self.targeted_pushes = Counter(
             "roomsync_targeted_pushes", "Targeted pushes of webhook-driven occupancy changes, by result.",

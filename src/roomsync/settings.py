@@ -13,6 +13,7 @@ import tomllib
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import (
@@ -107,6 +108,11 @@ class Settings(BaseSettings):
 
     # --- sync ----------------------------------------------------------------------------------
     horizon_days: int = Field(365, ge=1, le=730, description="Days ahead that are synced (channel max 730).")
+    timezone: str = Field(
+        "UTC",
+        description="The property's local time zone (IANA name, e.g. Europe/Athens): the hours of the "
+        "week in which the schedule learns when the front desk changes things.",
+    )
     max_dates_per_request: int = Field(
         731, ge=1, description="Most dates, summed over operations, in one PUT Inventory request."
     )
@@ -231,6 +237,36 @@ class Settings(BaseSettings):
         description="Most of a day's quota that availability polling plans to spend, pro rata for the "
         "time left until the reset; the rest stays for other jobs, guests and other applications.",
     )
+    availability_max_gap_seconds: float = Field(
+        900.0, gt=0,
+        description="Longest wait between two availability polls while the day's plan can afford it "
+        "(the budget wins when it cannot; status shows the staleness).",
+    )
+    detect_min_seconds: float = Field(
+        120.0, gt=0,
+        description="Shortest interval between two closure and price detections, however much "
+        "budget is left.",
+    )
+    detect_max_gap_seconds: float = Field(
+        1800.0, gt=0,
+        description="Longest wait between two closure and price detections while the day's plan can "
+        "afford it.",
+    )
+    detect_nights: int = Field(
+        90, ge=1, le=730,
+        description="Nights from today that the frequent closure and price detection checks; the full "
+        "sync (price_check_interval_seconds) checks the whole horizon.",
+    )
+    detect_budget_share: float = Field(
+        0.3, gt=0, lt=1,
+        description="Share of the polling budget (poll_budget_share) spent detecting closures and "
+        "price changes; the rest polls availability.",
+    )
+    activity_half_life_days: float = Field(
+        14.0, gt=0,
+        description="Days after which a change the schedule saw counts half in the learned shape of "
+        "the week (when the front desk changes things, per kind).",
+    )
     price_check_interval_seconds: float = Field(
         10_800.0, gt=0,
         description="Seconds between full syncs that also detect PMS price changes and locate closures.",
@@ -271,6 +307,15 @@ class Settings(BaseSettings):
             raise ValueError("must start with http:// or https://")
         return value.rstrip("/")
 
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"{value!r} is not an IANA time zone (e.g. UTC, Europe/Athens)") from None
+        return value
+
     @field_validator("admin_url")
     @classmethod
     def _admin_http_url(cls, value: str | None) -> str | None:
@@ -294,6 +339,8 @@ class Settings(BaseSettings):
             )
         if self.poll_min_seconds > self.poll_max_seconds:
             raise ValueError("poll_min_seconds must not be larger than poll_max_seconds")
+        if self.detect_min_seconds > self.detect_max_gap_seconds:
+            raise ValueError("detect_min_seconds must not be larger than detect_max_gap_seconds")
         return self
 
     @property

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 from enum import StrEnum
 from typing import Any, Protocol
 
+from roomsync.core.activity import LearnedWeight
 from roomsync.core.budget import BudgetSnapshot, Reserves, ServerLimits
 from roomsync.core.catalog.types import Priority
 from roomsync.core.listing import ListingKey as ListingKey  # the key the protocols take, kept importable here
@@ -304,6 +305,12 @@ class SyncRunStore(Protocol):
         """The latest runs, newest first."""
         ...
 
+    def latest_start(
+        self, property_id: str, kinds: Collection[str], results: Collection[str]
+    ) -> datetime | None:
+        """When the latest run of one of ``kinds`` that ended with one of ``results`` started."""
+        ...
+
 
 class PropertyStore(Protocol):
     """The deployment's properties (``roomsync.core.property``); no secret is ever stored."""
@@ -422,6 +429,21 @@ class PendingPush:
     nights: tuple[date, ...]
     source_listing_id: str | None
     recorded_at: datetime
+
+
+class ActivityStore(Protocol):
+    """The learned shape of the week per kind of change (``roomsync.core.activity``), as rows a
+    replica taking a property over finds as its previous owner left them."""
+
+    def learned(self, property_id: str, kind: str) -> dict[int, LearnedWeight]:
+        """The learned weight of each hour of the week that has one (as last written)."""
+        ...
+
+    def observe(
+        self, property_id: str, kind: str, hour_of_week: int, at: datetime, half_life: timedelta, count: float
+    ) -> None:
+        """Decay the hour's weight to ``at`` and add ``count`` (one read and one write of one row)."""
+        ...
 
 
 class PendingPushStore(Protocol):

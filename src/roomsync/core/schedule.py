@@ -16,6 +16,7 @@ operator on a free licence (100 requests a day) needs to know.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 
@@ -61,6 +62,19 @@ class SchedulePlan:
     explanation: str
 
 
+def other_jobs_cost(seconds_to_reset: float, listings: int, costs: JobCosts, cadence: Cadence) -> int:
+    """Requests the slower jobs (full syncs, reconciliation, re-push) need until the reset."""
+
+    def runs(every: float) -> int:
+        return math.ceil(max(seconds_to_reset, 1.0) / every)
+
+    return (
+        runs(cadence.price_detection) * costs.price_detection
+        + runs(cadence.reconciliation) * costs.reconciliation_per_listing * listings
+        + runs(cadence.connected_repush) * costs.connected_repush
+    )
+
+
 def plan_schedule(
     *,
     quota: int,
@@ -75,15 +89,7 @@ def plan_schedule(
     """The polling plan for the rest of the quota day."""
     seconds_to_reset = max(seconds_to_reset, 1.0)
     remaining = max(quota - used, 0)
-
-    def runs(every: float) -> int:
-        return math.ceil(seconds_to_reset / every)
-
-    other_jobs = (
-        runs(cadence.price_detection) * costs.price_detection
-        + runs(cadence.reconciliation) * costs.reconciliation_per_listing * listings
-        + runs(cadence.connected_repush) * costs.connected_repush
-    )
+    other_jobs = other_jobs_cost(seconds_to_reset, listings, costs, cadence)
     for_polling = remaining - guest_reserve - other_jobs
     if for_polling < 0:
         # Not even the slower jobs fit: drop them (the plan says so) and keep polling alive.
@@ -118,3 +124,80 @@ def plan_schedule(
             f"{staleness / 60:.1f} min"
         ),
     )
+
+
+# --- each kind of change on its own cadence, shaped by when changes happen -------------------------
+
+
+@dataclass(frozen=True)
+class KindPlan:
+    """When to run one kind's detection next, and what the rest of the quota day looks like."""
+
+    interval: float
+    """Seconds until the next run (``math.inf``: no run before the reset)."""
+    runs_until_reset: float
+    longest_gap: float
+    """The longest wait between two runs in the rest of the day's plan: how stale it can get."""
+    gap_kept: bool
+    """False when the budget cannot keep ``max_gap`` (the plan then spreads what it has evenly)."""
+
+
+def shape_runs(
+    *,
+    shape: Sequence[float],
+    hour: int,
+    seconds_into_hour: float,
+    seconds_to_reset: float,
+    runs: float,
+    min_interval: float,
+    max_gap: float,
+) -> KindPlan:
+    """Spend ``runs`` until the reset in proportion to ``shape`` (share of changes per hour of the
+    week, ``hour`` the current one), never waiting longer than ``max_gap`` nor less than
+    ``min_interval`` between two runs; when even ``max_gap`` does not fit the budget, the runs are
+    spread evenly (the budget wins, and ``gap_kept`` says so).
+
+    The allocation is a water-filling: every hour slot first gets the runs its ``max_gap`` needs,
+    the rest goes to the slots in proportion to their share of changes, a slot never above one
+    run per ``min_interval``.
+    """
+    if len(shape) == 0:
+        raise ValueError("shape_runs needs a shape with at least one hour")
+    seconds_to_reset = max(seconds_to_reset, 1.0)
+    if runs < 1:
+        return KindPlan(math.inf, 0.0, math.inf, False)
+    slots: list[tuple[float, float]] = []  # (seconds, share of changes per hour)
+    left, offset, first = seconds_to_reset, 0, True
+    while left > 1e-9:
+        length = min(3600.0 - seconds_into_hour if first else 3600.0, left)
+        slots.append((length, max(shape[(hour + offset) % len(shape)], 0.0)))
+        left -= length
+        offset += 1
+        first = False
+    floors = [length / max_gap for length, _ in slots]
+    if sum(floors) >= runs:
+        interval = max(seconds_to_reset / runs, min_interval)
+        return KindPlan(interval, runs, interval, False)
+    caps = [length / min_interval for length, _ in slots]
+    given = [min(floor, cap) for floor, cap in zip(floors, caps, strict=True)]
+    open_slots = {i for i in range(len(slots)) if given[i] < caps[i]}
+    extra = runs - sum(given)
+    while extra > 1e-9 and open_slots:
+        weight = sum(slots[i][0] * slots[i][1] for i in open_slots)
+        if weight <= 0:  # no change expected in any open slot: spread by time
+            weight = sum(slots[i][0] for i in open_slots)
+            portions = {i: extra * slots[i][0] / weight for i in open_slots}
+        else:
+            portions = {i: extra * slots[i][0] * slots[i][1] / weight for i in open_slots}
+        extra = 0.0
+        for i, portion in portions.items():
+            room = caps[i] - given[i]
+            if portion >= room:
+                given[i] = caps[i]
+                extra += portion - room
+                open_slots.discard(i)
+            else:
+                given[i] += portion
+    gaps = [length / count for (length, _), count in zip(slots, given, strict=True) if count > 0]
+    interval = min(max(gaps[0], min_interval), max_gap)
+    return KindPlan(interval, sum(given), max(gaps), True)

@@ -26,6 +26,7 @@ from roomsync.adapters.store.tables import METADATA
 from roomsync.settings import Settings
 
 STORE_TABLES = {
+    "activity_weight",
     "property",
     "night_history",
     "token",

@@ -1,9 +1,11 @@
-"""The poll interval planned from today's budget and the server's quota reset.
+"""The availability poll and the closure and price detection planned from today's budget, the
+server's quota reset and the shape of the property's week.
 
 Expected values are worked out here by hand from the rules in docs/operations.md: polling may
-plan ``poll_budget_share`` of a whole day's quota, pro rata for the time left until the reset, at
-one request per poll plus the listings expected to change; the core planner first keeps the guest
-reserve and the slower jobs' cost out of what is left.
+plan ``poll_budget_share`` of a whole day's quota, pro rata for the time left until the reset, after
+the guest reserve and the slower jobs; ``detect_budget_share`` of that goes to detection; each
+kind's runs give every hour the runs its max gap needs, and the rest in proportion to the hour's
+share of changes, never faster than the kind's minimum interval.
 """
 
 from __future__ import annotations
@@ -13,12 +15,15 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from roomsync.app.daemon.planning import plan_polling
+from roomsync.app.daemon.planning import Shapes, plan_polling
+from roomsync.core.activity import HOURS_OF_WEEK, default_shape
 from roomsync.core.budget import BudgetSnapshot, Reserves
 from roomsync.settings import Settings
 
-NOW = datetime(2027, 3, 1, 0, 0, tzinfo=UTC)
+NOW = datetime(2027, 3, 1, 0, 0, tzinfo=UTC)  # a Monday, midnight
 DAY = timedelta(days=1)
+EVEN = tuple(1 / HOURS_OF_WEEK for _ in range(HOURS_OF_WEEK))
+FLAT = Shapes(EVEN, EVEN)
 
 
 def snapshot(quota: int, used: int) -> BudgetSnapshot:
@@ -29,7 +34,7 @@ def settings(**values: object) -> Settings:
     return Settings(**({"poll_budget_share": 0.5} | values))  # type: ignore[arg-type]
 
 
-def test_a_quiet_paid_day_polls_within_the_share_of_the_quota() -> None:
+def test_a_quiet_paid_day_splits_the_share_between_polls_and_detections() -> None:
     plan = plan_polling(
         settings(),
         snapshot(1500, 0),
@@ -38,16 +43,49 @@ def test_a_quiet_paid_day_polls_within_the_share_of_the_quota() -> None:
         now=NOW,
         listings=5,
         expected_changed_listings=0.0,
+        shapes=FLAT,
     )
-    # 50 % of 1,500 = 750 polls of one request each over 86,400 s
-    assert plan.polls_until_reset == 750
-    assert plan.interval == pytest.approx(86_400 / 750)
-    assert plan.staleness_bound == pytest.approx(86_400 / 750 + 30)
+    # 50 % of 1,500 = 750 for polling: 30 % (225) detects closures and prices, 525 polls availability.
+    # Polls: each hour first gets 4 (a 15-minute max gap), 96 in all; the other 429 spread evenly
+    # (a flat week): 21.875 an hour, one every 164.6 s.
+    assert plan.polls_until_reset == 525
+    assert plan.interval == pytest.approx(3600 / 21.875)
+    assert plan.staleness_bound == pytest.approx(3600 / 21.875 + 30)
+    # Detections: 2 an hour for the 30-minute gap, 48 in all; 177 more: 9.375 an hour, every 384 s
+    assert plan.detections_until_reset == 225
+    assert plan.detect_interval == pytest.approx(384.0)
     assert plan.capped_by_share and not plan.free_licence
 
 
+def test_the_learned_week_puts_the_polls_where_the_changes_are() -> None:
+    def at(hour: int) -> float:
+        return plan_polling(
+            settings(),
+            snapshot(1500, 0),
+            Reserves(),
+            resets_at=NOW + DAY,
+            now=NOW + timedelta(hours=hour),
+            listings=5,
+            expected_changed_listings=0.0,
+            shapes=Shapes(default_shape(), default_shape()),
+        ).interval
+
+    # From midnight the day holds 8 quiet hours (10 % of the week's changes over 56 of its hours)
+    # and 16 busy ones (90 % over 112): per hour 0.1/56 and 0.9/112 of the changes. The 429 polls
+    # beyond the gap's 96 go 429 * (0.1/56) / (8 * 0.1/56 + 16 * 0.9/112) = 5.3625 to each quiet hour
+    # and 24.1313 to each busy one.
+    quiet = 4 + 429 * (0.1 / 56) / (8 * 0.1 / 56 + 16 * 0.9 / 112)
+    assert at(0) == pytest.approx(3600 / quiet)
+    # at 09:00, 15 hours left: 750 * 15/24 = 468.75 for polling, 328.125 polls, 60 for the gaps;
+    # the other 268.125 to 14 busy hours and 1 quiet one in the same proportion
+    busy = 4 + 268.125 * (0.9 / 112) / (14 * 0.9 / 112 + 0.1 / 56)
+    assert at(9) == pytest.approx(3600 / busy)
+    assert at(9) < at(0) / 2
+
+
 def test_the_server_reset_not_midnight_sets_the_time_left() -> None:
-    # the usage headers say the quota resets in an hour: 750 * (3,600 / 86,400) = 31.25 -> 31 polls
+    # the usage headers say the quota resets in an hour: 750 * 3,600 / 86,400 = 31.25 for polling,
+    # 21.875 polls and 9.375 detections in that one hour
     plan = plan_polling(
         settings(),
         snapshot(1500, 700),
@@ -56,13 +94,15 @@ def test_the_server_reset_not_midnight_sets_the_time_left() -> None:
         now=NOW,
         listings=5,
         expected_changed_listings=0.0,
+        shapes=FLAT,
     )
     assert plan.seconds_to_reset == 3600
-    assert plan.polls_until_reset == 31
-    assert plan.interval == pytest.approx(3600 / 31)
+    assert plan.polls_until_reset == 21
+    assert plan.interval == pytest.approx(3600 / 21.875)
+    assert plan.detect_interval == pytest.approx(3600 / 9.375)
 
 
-def test_a_free_licence_still_polls_and_says_how_stale_it_can_get() -> None:
+def test_a_free_licence_spreads_what_it_has_and_says_how_stale_it_can_get() -> None:
     plan = plan_polling(
         settings(),
         snapshot(100, 0),
@@ -71,13 +111,37 @@ def test_a_free_licence_still_polls_and_says_how_stale_it_can_get() -> None:
         now=NOW,
         listings=5,
         expected_changed_listings=0.5,
+        shapes=FLAT,
     )
-    # 50 % of 100 = 50 requests for polling at 1.5 requests a poll: 33 polls, every 44 min
+    # 50 % of 100 = 50: 35 for polls at 1.5 requests each (23.3 polls), 15 for detections. A
+    # 15-minute gap would need 96 polls: the budget wins and spreads them evenly, one every 62 min.
     assert plan.free_licence
-    assert plan.polls_until_reset == 33
-    assert plan.interval == pytest.approx(86_400 / 33)
+    assert plan.polls_until_reset == 23
+    assert plan.interval == pytest.approx(86_400 / (35 / 1.5))
+    assert plan.detect_interval == pytest.approx(86_400 / 15)
     assert "free licence (100 requests a day)" in plan.explanation
-    assert "0.7 h stale" in plan.explanation
+    assert "1.0 h stale" in plan.explanation
+    assert "the budget cannot keep the max gap" in plan.explanation
+
+
+def test_a_costly_detection_runs_less_often() -> None:
+    cheap, costly = (
+        plan_polling(
+            settings(),
+            snapshot(1500, 0),
+            Reserves(),
+            resets_at=NOW + DAY,
+            now=NOW,
+            listings=5,
+            expected_changed_listings=0.0,
+            detect_cost=cost,
+            shapes=FLAT,
+        )
+        for cost in (1.0, 3.0)
+    )
+    assert cheap.detections_until_reset == 225 and costly.detections_until_reset == 75
+    assert costly.detect_interval > cheap.detect_interval
+    assert costly.polls_until_reset == cheap.polls_until_reset  # the polls keep their share
 
 
 def test_a_spent_day_plans_no_poll_until_the_reset() -> None:
@@ -92,13 +156,14 @@ def test_a_spent_day_plans_no_poll_until_the_reset() -> None:
         expected_changed_listings=0.5,
     )
     assert math.isinf(plan.interval) and math.isinf(plan.staleness_bound)
+    assert math.isinf(plan.detect_interval)
     assert plan.polls_until_reset == 0
     assert "no polling until the quota resets" in plan.explanation
 
 
 def test_polling_never_runs_faster_than_the_minimum() -> None:
     plan = plan_polling(
-        settings(poll_budget_share=1.0, poll_min_seconds=90),
+        settings(poll_budget_share=1.0, poll_min_seconds=90, detect_min_seconds=300),
         snapshot(100_000, 0),
         Reserves(),
         resets_at=NOW + DAY,
@@ -107,3 +172,23 @@ def test_polling_never_runs_faster_than_the_minimum() -> None:
         expected_changed_listings=0.0,
     )
     assert plan.interval == 90
+    assert plan.detect_interval == 300
+
+
+def test_the_local_time_zone_decides_which_hours_are_busy() -> None:
+    # 06:00 UTC is 08:00 in Athens (busy) and 06:00 in UTC (quiet)
+    at_six = NOW + timedelta(hours=6)
+
+    def interval(zone: str) -> float:
+        return plan_polling(
+            settings(timezone=zone),
+            snapshot(1500, 0),
+            Reserves(),
+            resets_at=NOW + DAY,
+            now=at_six,
+            listings=5,
+            expected_changed_listings=0.0,
+            shapes=Shapes(default_shape(), default_shape()),
+        ).interval
+
+    assert interval("Europe/Athens") < interval("UTC") / 2

@@ -248,3 +248,23 @@ def connected_mismatches(state: EmulatorState, control: Control, first: date, la
 
 def _nights(first: date, last: date) -> list[date]:
     return [first + timedelta(days=n) for n in range((last - first).days + 1)]
+
+
+def closure_check_reads(state: EmulatorState, room_type_ids: set[int], first: date, last: date) -> int:
+    """The reads of a closure check over ``first..last`` (at most 365 nights) when the store knows
+    the PMS's room-type closures: one window, plus one more at each night where a closed run of a
+    mapped type starts or the night after it ends, inside the window. Counted here from the
+    emulator's own closures, not by roomsync's code."""
+    assert (last - first).days < 365
+    edges: set[date] = set()
+    for room_type_id, closed in state.pms.room_type_closures.items():
+        if room_type_id not in room_type_ids:
+            continue
+        for night in closed:
+            if first <= night <= last:
+                before, after = night - timedelta(days=1), night + timedelta(days=1)
+                if before not in closed and night > first:
+                    edges.add(night)
+                if after not in closed and after <= last:
+                    edges.add(after)
+    return 1 + len(edges)

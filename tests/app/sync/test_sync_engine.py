@@ -20,6 +20,7 @@ from sync_harness import (
     Emulator,
     EngineFactory,
     channel_mismatches,
+    closure_check_reads,
     connected_mismatches,
     load_demo_mapping,
 )
@@ -36,6 +37,12 @@ LAST = FIRST + timedelta(days=HORIZON - 1)
 DOUBLES = ("2001", "41000003")  # room-type listing of room type 1
 
 
+def mapped_types(store: Store, property_id: str) -> set[int]:
+    mapping = store.mappings.load_mapping(property_id)
+    assert mapping is not None
+    return {entry.room_type_id for entry in mapping.listings}
+
+
 def assert_converged(emulator: Emulator, control: Control) -> None:
     mismatches = channel_mismatches(emulator.state, control, FIRST, LAST)
     assert mismatches == [], f"{len(mismatches)} differences, first: {mismatches[:5]}"
@@ -43,7 +50,7 @@ def assert_converged(emulator: Emulator, control: Control) -> None:
     assert price_mismatches == [], f"{len(price_mismatches)} differences, first: {price_mismatches[:5]}"
 
 
-async def test_demo_property_converges_and_a_quiet_sync_costs_three_reads(
+async def test_demo_property_converges_and_a_quiet_sync_costs_its_closure_check(
     emulator: Emulator, control: Control, make_engine: EngineFactory, store_on: Store
 ) -> None:
     engine = make_engine(store_on)
@@ -71,7 +78,10 @@ async def test_demo_property_converges_and_a_quiet_sync_costs_three_reads(
 
     assert second.result == "ok"
     assert control.writes() == 0
-    assert control.total() <= 3
+    # the free rooms, and the closure check (whose windows also settle every price): nothing else
+    check = closure_check_reads(emulator.state, mapped_types(store_on, engine.property_id), FIRST, LAST)
+    assert check > 1  # the demo has room-type closures: the check reads around them
+    assert control.total() == 1 + check, control.counts()
     assert all(o.status in (ListingStatus.UNCHANGED, ListingStatus.PAUSED) for o in second.listings)
     runs = store_on.sync_runs.recent_runs(engine.property_id)
     assert [run.kind for run in runs] == ["sync", "sync"]
@@ -250,8 +260,10 @@ async def test_plan_sends_no_write_and_the_sync_after_it_reads_nothing_twice(
     assert plan.requests == reads
     control.clear_log()
     report = await engine.sync_property()
-    # the channel reads and the cold price cache were paid by the plan
-    assert control.counts().get(READ_INVENTORY, 0) == 0 and control.total() - control.writes() <= 3
+    # the channel reads, the cold price cache and the closures' locating were paid by the plan:
+    # what is left is the free rooms and the closure check around the closures it located
+    check = closure_check_reads(emulator.state, mapped_types(sqlite_store, engine.property_id), FIRST, LAST)
+    assert control.counts().get(READ_INVENTORY, 0) == 0 and control.total() - control.writes() == 1 + check
     assert report.operations == plan.planned_operations
     assert_converged(emulator, control)
 

@@ -31,6 +31,7 @@ from sqlalchemy.exc import ArgumentError, DisconnectionError
 from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
 
 from roomsync.adapters.store._sql import SQLITE_BEGIN_OPTION
+from roomsync.adapters.store.activity import SqlActivityStore
 from roomsync.adapters.store.budget import SqlBudgetStore
 from roomsync.adapters.store.calendar_ledger import SqlCalendarLedger
 from roomsync.adapters.store.channel_prices import SqlChannelPriceLedger
@@ -48,6 +49,7 @@ from roomsync.adapters.store.sync_state import SqlSyncState
 from roomsync.adapters.store.tokens import SqlTokenStore
 from roomsync.adapters.store.wal_checkpoints import WalCheckpointer, is_file_sqlite
 from roomsync.core.ports import (
+    ActivityStore,
     BudgetStore,
     CalendarLedger,
     ChannelPriceLedger,
@@ -228,6 +230,7 @@ class Store:
         self.pending_pushes: PendingPushStore = SqlPendingPushes(engine)
         self.properties: PropertyStore = SqlPropertyStore(engine)
         self.history = SqlNightHistory(engine)
+        self.activity: ActivityStore = SqlActivityStore(engine)
         self.checkpointer: WalCheckpointer | None = None
 
     @property

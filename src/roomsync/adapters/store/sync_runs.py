@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -103,6 +103,19 @@ class SqlSyncRunStore:
         with read_tx(self._engine) as conn:
             rows = conn.execute(query).all()
         return [_run(row._mapping) for row in rows]
+
+
+    def latest_start(
+        self, property_id: str, kinds: Collection[str], results: Collection[str]
+    ) -> datetime | None:
+        query = sa.select(sa.func.max(R.started_at)).where(
+            R.property_id == property_id, R.kind.in_(list(kinds)), R.result.in_(list(results))
+        )
+        with read_tx(self._engine) as conn:
+            latest = conn.execute(query).scalar_one_or_none()
+        if latest is not None and latest.tzinfo is None:  # an aggregate bypasses the column type
+            latest = latest.replace(tzinfo=UTC)
+        return latest
 
 
 def _run(values: Any) -> SyncRun:

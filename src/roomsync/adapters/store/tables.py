@@ -439,6 +439,18 @@ class PropertyRow(StoreModel, table=True):
     created_at: datetime = _utc()
 
 
+class ActivityWeightRow(StoreModel, table=True):
+    """How many changes of one kind the schedule saw in one hour of the property's local week,
+    decayed to ``updated_at`` (``roomsync.core.activity``)."""
+
+    __tablename__ = "activity_weight"
+    property_id: str = Field(primary_key=True)
+    kind: str = Field(primary_key=True)
+    hour_of_week: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    weight: float
+    updated_at: datetime = _utc()
+
+
 METADATA = StoreModel.metadata
 TABLES = METADATA.tables
 
@@ -468,3 +480,4 @@ LISTING_DIGEST = TABLES["listing_digest"]
 PENDING_PUSH = TABLES["pending_push"]
 PENDING_PUSH_NIGHT = TABLES["pending_push_night"]
 PROPERTY = TABLES["property"]
+ACTIVITY_WEIGHT = TABLES["activity_weight"]

@@ -70,8 +70,10 @@ def schedule_table(schedule: ScheduleStatus) -> Table:
         )
     scale = f"; time_scale {schedule.time_scale:g}" if schedule.time_scale != 1 else ""
     table.caption = (
-        f"poll every {_duration(schedule.poll_interval_seconds)}, a PMS change reaches the channel within "
-        f"{_duration(schedule.staleness_bound_seconds)}; quota resets in "
+        f"poll every {_duration(schedule.poll_interval_seconds)}, a booking reaches the channel within "
+        f"{_duration(schedule.staleness_bound_seconds)}; closures and prices checked every "
+        f"{_duration(schedule.detect_interval_seconds)}, within "
+        f"{_duration(schedule.detect_staleness_bound_seconds)}; quota resets in "
         f"{_duration(schedule.seconds_to_reset)}{scale}\n{schedule.explanation}"
     )
     return table
@@ -117,6 +119,16 @@ def budget_and_inbox(status: PropertyStatus) -> Table:
     return table
 
 
+def freshness_table(status: PropertyStatus) -> Table:
+    table = Table(title="How fresh the PMS facts are (newest read of each kind)")
+    for column in ("kind", "read at (UTC)", "age"):
+        table.add_column(column)
+    for row in status.freshness:
+        age = _duration(row.age_seconds) if row.read_at else "never read"
+        table.add_row(row.kind, _when(row.read_at), age)
+    return table
+
+
 def print_status(console: Console, status: PropertyStatus) -> None:
     shown_at = status.generated_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
     console.print(f"property {status.property_id} at {shown_at} UTC", highlight=False)
@@ -124,16 +136,17 @@ def print_status(console: Console, status: PropertyStatus) -> None:
         console.print("no mapping loaded: `roomsync mappings suggest`, then `roomsync mappings load FILE`")
     console.print(listings_table(status))
     console.print(schedule_table(status.schedule))
+    console.print(freshness_table(status))
     console.print(budget_and_inbox(status))
 
 
-def _local_schedule(context: PropertyContext) -> ScheduleStatus | None:
+def _local_schedule(context: PropertyContext) -> PropertyStatus | None:
     try:
         store = open_store(context.settings)
     except Exception:  # the sync commands' status has already said what is wrong with the database
         return None
     try:
-        return collect_status(store, context, datetime.now(UTC)).schedule
+        return collect_status(store, context, datetime.now(UTC))
     finally:
         store.close()
 
@@ -169,9 +182,10 @@ def status(
         echo_json({"source": "database", "status": _local_status(context)})
         return
     sync_commands.status(context.property_id)
-    schedule = _local_schedule(context)
-    if schedule is not None:
-        console.print(schedule_table(schedule))
+    local = _local_schedule(context)
+    if local is not None:
+        console.print(schedule_table(local.schedule))
+        console.print(freshness_table(local))
 
 
 def _check_date(name: str, value: str | None) -> None:

@@ -1,16 +1,19 @@
-"""How long to wait before the next availability poll, from today's budget and the server's reset.
+"""When to poll availability and when to detect closures and prices next, from today's budget,
+the server's reset and the learned shape of the property's week.
 
-The core planner (:func:`roomsync.core.schedule.plan_schedule`) spends what is left of the quota
-until the reset, after the guest reserve and the slower jobs. Two things are added here:
+What polling may spend until the reset (its *budget*) is what is left of the quota after the
+guest reserve and the slower jobs (full syncs, reconciliation, re-push:
+:func:`roomsync.core.schedule.other_jobs_cost`), and at most ``poll_budget_share`` of a whole
+day's quota, pro rata for the time left, so a quiet morning does not make roomsync spend the
+afternoon of every other application of the property. The budget is split between the two kinds
+of detection (``detect_budget_share`` for closures and prices), and each kind spends its part in
+proportion to when its changes happen (:func:`roomsync.core.schedule.shape_runs` over the learned
+week of :mod:`roomsync.core.activity`), never waiting longer than its max gap while the budget
+can afford it.
 
-* the reset is the SERVER's (``X-RateLimit-Reset`` of the last answer, as the client's quota gate
-  recorded it), not the daemon's own idea of midnight: the quota is the server's;
-* ``poll_budget_share`` caps polling at that share of a whole day's quota, pro rata for the time
-  left, so a quiet morning does not make roomsync spend the afternoon of every other application
-  of the property, and a day ends with most of the quota unspent when nothing needs it.
-
-A day on a free licence (100 requests) still gets a plan: polling every couple of hours, and the
-plan says how stale the channel can get.
+The reset is the SERVER's (``X-RateLimit-Reset`` of the last answer, as the client's quota gate
+recorded it), not the daemon's own idea of midnight. A day on a free licence (100 requests) still
+gets a plan, and the plan says how stale the channel can get.
 """
 
 from __future__ import annotations
@@ -18,32 +21,54 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import datetime
+from zoneinfo import ZoneInfo
 
+from roomsync.core.activity import default_shape, hour_of_week
 from roomsync.core.budget import BudgetSnapshot, Reserves
 from roomsync.core.catalog.types import Priority
-from roomsync.core.schedule import Cadence, JobCosts, SchedulePlan, plan_schedule
+from roomsync.core.schedule import Cadence, JobCosts, KindPlan, other_jobs_cost, shape_runs
 from roomsync.settings import Settings
 
 DAY_SECONDS = 86_400.0
 FREE_LICENCE_QUOTA = 100
+PROCESSING_SECONDS = 30.0
+"""What a run adds to the wait before its change shows on the channel (reads, then the write)."""
 
 POLL_COSTS = JobCosts(
-    availability_poll=1,  # the daemon's poll: one PMS read (DaemonEngine.poll_availability)
+    availability_poll=1,  # the daemon's poll: one PMS read (SyncEngine.poll_availability)
     changed_listing_push=1,
-    price_detection=4,  # a full sync: free rooms, closures, a price window, a Prices batch
+    price_detection=4,  # a full sync: free rooms, a closure check window or two, a Prices batch
     reconciliation_per_listing=1,
     connected_repush=1,
 )
 
 
 @dataclass(frozen=True)
+class Shapes:
+    """Share of changes per hour of the local week: availability, and closures with prices."""
+
+    availability: tuple[float, ...]
+    detection: tuple[float, ...]
+
+    @classmethod
+    def default(cls) -> Shapes:
+        shape = default_shape()
+        return cls(shape, shape)
+
+
+@dataclass(frozen=True)
 class PollPlan:
     interval: float
-    """Seconds of server time until the next poll (``math.inf``: none before the reset)."""
+    """Seconds of server time until the next availability poll (``math.inf``: none before the reset)."""
     staleness_bound: float
-    """Longest a PMS change can wait before it reaches the channel (seconds, server time)."""
+    """Longest a booking or cancellation can wait before it reaches the channel (seconds)."""
+    detect_interval: float
+    """Seconds until the next closure and price detection (``math.inf``: none before the reset)."""
+    detect_staleness_bound: float
+    """Longest a closure or price change can wait before it reaches the channel (seconds)."""
     seconds_to_reset: float
     polls_until_reset: int
+    detections_until_reset: int
     quota: int
     remaining: int
     capped_by_share: bool
@@ -73,60 +98,103 @@ def plan_polling(
     now: datetime,
     listings: int,
     expected_changed_listings: float,
+    detect_cost: float = 1.0,
+    shapes: Shapes | None = None,
 ) -> PollPlan:
-    """The next poll's plan for a budget ``snapshot`` and the server's reset instant."""
+    """The plan of both detections for a budget ``snapshot`` and the server's reset instant;
+    ``detect_cost``: requests one closure and price detection is expected to take."""
     quota = snapshot.quota
     seconds_to_reset = max((resets_at - now).total_seconds(), 1.0)
-    core: SchedulePlan = plan_schedule(
-        quota=quota,
-        used=snapshot.used,
-        seconds_to_reset=seconds_to_reset,
-        guest_reserve=reserves.count(Priority.AVAILABILITY, quota),
-        listings=listings,
-        expected_changed_listings=expected_changed_listings,
-        costs=POLL_COSTS,
-        cadence=cadence_of(settings),
-    )
-    interval = core.poll_interval
-    polls = core.polls_until_reset
-    explanation = core.explanation
-    capped = False
-    per_poll = POLL_COSTS.availability_poll + expected_changed_listings * POLL_COSTS.changed_listing_push
+    guest_reserve = reserves.count(Priority.AVAILABILITY, quota)
+    other = other_jobs_cost(seconds_to_reset, listings, POLL_COSTS, cadence_of(settings))
+    for_polling = snapshot.remaining - guest_reserve - other
+    if for_polling < 0:  # not even the slower jobs fit: polling comes first, they wait
+        other = 0
+        for_polling = snapshot.remaining - guest_reserve
     share_budget = settings.poll_budget_share * quota * min(seconds_to_reset / DAY_SECONDS, 1.0)
-    share_polls = int(share_budget // per_poll)
-    if math.isfinite(interval) and share_polls < polls:
-        capped = True
-        polls = share_polls
-        if share_polls == 0:
-            interval = math.inf
-        else:
-            interval = min(
-                max(seconds_to_reset / share_polls, settings.poll_min_seconds), settings.poll_max_seconds
-            )
-    staleness = interval + 30.0 if math.isfinite(interval) else math.inf
-    if capped:
-        explanation = (
-            f"{snapshot.remaining} of {quota} requests left; polling may plan "
-            f"{settings.poll_budget_share:.0%} of the day's quota: "
-            + (
-                f"every {interval / 60:.1f} min ({polls} polls until the reset); a PMS change reaches "
-                f"the channel within {staleness / 60:.1f} min"
-                if math.isfinite(interval)
-                else "no polling until the quota resets"
-            )
-        )
-    if quota <= FREE_LICENCE_QUOTA:
-        bound = f"{staleness / 3600:.1f} h" if math.isfinite(staleness) else "until the quota resets"
-        explanation = (
-            f"free licence ({quota} requests a day): the channel can be {bound} stale; " + explanation
-        )
-    return PollPlan(
-        interval=interval,
-        staleness_bound=staleness,
+    budget = max(min(for_polling, share_budget), 0.0)
+    capped = share_budget < for_polling
+    detect_budget = budget * settings.detect_budget_share
+    poll_budget = budget - detect_budget
+    local = now.astimezone(ZoneInfo(settings.timezone))
+    hour = hour_of_week(local)
+    into_hour = local.minute * 60 + local.second + local.microsecond / 1e6
+    chosen = shapes or Shapes.default()
+    poll = shape_runs(
+        shape=chosen.availability,
+        hour=hour,
+        seconds_into_hour=into_hour,
         seconds_to_reset=seconds_to_reset,
-        polls_until_reset=polls,
+        runs=poll_budget / (POLL_COSTS.availability_poll + max(expected_changed_listings, 0.0)),
+        min_interval=settings.poll_min_seconds,
+        max_gap=min(settings.availability_max_gap_seconds, settings.poll_max_seconds),
+    )
+    detect = shape_runs(
+        shape=chosen.detection,
+        hour=hour,
+        seconds_into_hour=into_hour,
+        seconds_to_reset=seconds_to_reset,
+        runs=detect_budget / max(detect_cost, 1.0),
+        min_interval=settings.detect_min_seconds,
+        max_gap=settings.detect_max_gap_seconds,
+    )
+    interval = min(poll.interval, settings.poll_max_seconds) if math.isfinite(poll.interval) else math.inf
+    plan = PollPlan(
+        interval=interval,
+        staleness_bound=_bound(poll),
+        detect_interval=detect.interval,
+        detect_staleness_bound=_bound(detect),
+        seconds_to_reset=seconds_to_reset,
+        polls_until_reset=int(poll.runs_until_reset),
+        detections_until_reset=int(detect.runs_until_reset),
         quota=quota,
         remaining=snapshot.remaining,
         capped_by_share=capped,
-        explanation=explanation,
+        explanation="",
     )
+    return _explained(plan, settings, guest_reserve, other, budget, detect_cost, poll, detect)
+
+
+def _bound(plan: KindPlan) -> float:
+    return plan.longest_gap + PROCESSING_SECONDS if math.isfinite(plan.longest_gap) else math.inf
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds / 60:.1f} min" if math.isfinite(seconds) else "never before the reset"
+
+
+def _explained(
+    plan: PollPlan,
+    settings: Settings,
+    guest_reserve: int,
+    other: int,
+    budget: float,
+    detect_cost: float,
+    poll: KindPlan,
+    detect: KindPlan,
+) -> PollPlan:
+    if not math.isfinite(plan.interval) and not math.isfinite(plan.detect_interval):
+        text = (
+            f"{plan.remaining} requests left today, {guest_reserve} kept for guests: no polling until "
+            f"the quota resets in {plan.seconds_to_reset / 3600:.1f} h"
+        )
+    else:
+        most = f" (at most {settings.poll_budget_share:.0%} of the day's quota)"
+        share = most if plan.capped_by_share else ""
+        text = (
+            f"{plan.remaining} of {plan.quota} requests left, {guest_reserve} kept for guests, {other} for "
+            f"full syncs, reconciliation and re-push; {budget:.0f} planned for polling{share}"
+            + f": availability every {_minutes(plan.interval)} now ({plan.polls_until_reset} polls until "
+            f"the reset; a booking reaches the channel within {_minutes(plan.staleness_bound)}"
+            + ("" if poll.gap_kept else ", the budget cannot keep the max gap")
+            + f"), closures and prices every {_minutes(plan.detect_interval)} now "
+            f"({plan.detections_until_reset} detections of {detect_cost:.0f} request(s); within "
+            f"{_minutes(plan.detect_staleness_bound)}"
+            + ("" if detect.gap_kept else ", the budget cannot keep the max gap")
+            + ")"
+        )
+    if plan.free_licence:
+        stale = plan.staleness_bound
+        bound = f"{stale / 3600:.1f} h" if math.isfinite(stale) else "until the quota resets"
+        text = f"free licence ({plan.quota} requests a day): the channel can be {bound} stale; " + text
+    return PollPlan(**{**plan.__dict__, "explanation": text})

@@ -8,8 +8,12 @@ kind       what                                  when next
 prices     full sync (``sync_property``): free    every ``price_check_interval_seconds``; the
            rooms, closures, PMS price detection,  first run right after the start
            listing pushes, connected prices
-poll       ``poll_availability``: one PMS read,   planned from the budget after each run
-           pushes of the listings that changed    (:mod:`.planning`)
+poll       ``poll_availability``: one PMS read,   planned from the budget and the learned
+           pushes of the listings that changed    week after each run (:mod:`.planning`)
+detect     ``detect_changes``: the closure check  the same, with its own share of the budget
+           of the next ``detect_nights`` (its     and its own learned week
+           windows also settle prices), pushes
+           only when something changed
 reconcile  ``reconcile``: every channel calendar  every ``reconcile_interval_seconds``
            re-read, drift counted and repaired
 repush     every connected-channel price again    every ``repush_interval_seconds``
@@ -38,7 +42,7 @@ from roomsync.adapters.client import ServiceClient
 from roomsync.adapters.client.config import reserves_of
 from roomsync.adapters.store import Store
 from roomsync.app.daemon.debounce import PushDebouncer
-from roomsync.app.daemon.engine import POLL, REPUSH, DaemonEngine
+from roomsync.app.daemon.freshness import changes_seen, kinds_read, newest_reads, record_observations
 from roomsync.app.daemon.health import HealthLog
 from roomsync.app.daemon.inbox_loop import InboxClaimLoop
 from roomsync.app.daemon.observe import (
@@ -48,15 +52,20 @@ from roomsync.app.daemon.observe import (
     set_listing_gauges,
     set_store_gauges,
 )
-from roomsync.app.daemon.planning import PollPlan, plan_polling
+from roomsync.app.daemon.planning import PollPlan, Shapes, plan_polling
 from roomsync.app.daemon.scheduler import ChainScheduler, wall_now
 from roomsync.app.daemon.startup import check_credentials, check_mapping, check_settings
 from roomsync.app.daemon.status import JobStatus, PropertyStatus, collect_status, schedule_from_plan
 from roomsync.app.logs import REDACTOR
-from roomsync.app.sync import ListingStatus, SyncReport
+from roomsync.app.sync import ListingStatus, SyncEngine, SyncReport
+from roomsync.app.sync.closures import remembered_closures, spans_of
+from roomsync.app.sync.engine import DETECT, POLL, REPUSH
 from roomsync.app.sync.history import daemon_job
 from roomsync.app.webhooks import InboxWorker, create_worker
+from roomsync.core.activity import ChangeKind, combined_shape, week_shape
 from roomsync.core.catalog.types import Priority
+from roomsync.core.sync.closure_windows import check_windows
+from roomsync.core.sync.price_detection import DEFAULT_WINDOW_NIGHTS
 from roomsync.metrics import Metrics
 from roomsync.property import PropertyContext
 
@@ -66,7 +75,7 @@ PRICES = "prices"
 RECONCILE = "reconcile"
 PUSH = "push"
 RESYNC = "resync"
-SCHEDULED = (PRICES, POLL, RECONCILE, REPUSH)
+SCHEDULED = (PRICES, POLL, DETECT, RECONCILE, REPUSH)
 HEALTHY_RESULTS = frozenset({"ok", "ok_with_warnings"})
 PRIOR_POLLS = 10
 PLAN_CHANGE_LOGGED = 0.25
@@ -153,6 +162,10 @@ class Daemon:
         self._polls = 0
         self._listings_written = 0
         self._logged_interval: float | None = None
+        self._shapes: Shapes | None = None
+        """The learned weeks, reloaded from the store after a run that saw a change."""
+        self._detect_cost = 1.0
+        """Requests the next detection is expected to take (its check windows)."""
         self._scheduler = ChainScheduler()
         self._running: set[asyncio.Task[object]] = set()
         self._firing: set[str] = set()
@@ -163,7 +176,7 @@ class Daemon:
         self._sweeper: asyncio.Task[None] | None = None
         self._clients: list[ServiceClient] = []
         self._store: Store = store
-        self._engine: DaemonEngine | None = None
+        self._engine: SyncEngine | None = None
         self._worker: InboxWorker | None = None
         self.debouncer = PushDebouncer(
             self._push,
@@ -181,7 +194,7 @@ class Daemon:
         return self._store
 
     @property
-    def engine(self) -> DaemonEngine:
+    def engine(self) -> SyncEngine:
         assert self._engine is not None, "Daemon.open() first"
         return self._engine
 
@@ -214,7 +227,7 @@ class Daemon:
             await check_credentials(self.settings, engine_client)
             await check_mapping(self.context, self.store, engine_client)
             self._remember_token()
-            self._engine = DaemonEngine(
+            self._engine = SyncEngine(
                 self.context,
                 self.store,
                 engine_client,
@@ -231,6 +244,7 @@ class Daemon:
             )
             self.metrics.start_property(self.property_id)
             await asyncio.to_thread(set_listing_gauges, self.metrics, self.store, self.context)
+            await asyncio.to_thread(self._load_learning)
             self.replan()
         except BaseException:
             await self.close()
@@ -369,6 +383,7 @@ class Daemon:
                     self._record(kind, None, f"{type(error).__name__}: {error}")
                     raise
                 self._record(kind, report, None)
+                await self._learn(report)
                 return report
         finally:
             if task is not None:
@@ -386,6 +401,10 @@ class Daemon:
         record.last_result, record.last_error = report.result, report.error
         if report.result in HEALTHY_RESULTS:
             self.health.success(kind, now)
+            for change_kind in kinds_read(report.kind):
+                self.metrics.pms_read_time.labels(self.property_id, change_kind.value).set(
+                    report.started_at.timestamp()
+                )
         else:
             self.health.failure(kind, describe_failure(report), now)
         if kind == POLL:
@@ -401,6 +420,7 @@ class Daemon:
         runs: dict[str, Callable[[], Awaitable[SyncReport]]] = {
             PRICES: self.engine.sync_property,
             POLL: self.engine.poll_availability,
+            DETECT: self.engine.detect_changes,
             RECONCILE: self.engine.reconcile,
             REPUSH: self.engine.repush_connected_prices,
         }
@@ -428,6 +448,8 @@ class Daemon:
             # both read availability: the next poll counts from this one (a poll already under way
             # schedules its own successor: one chain of polls, never two)
             self._schedule_poll(behind)
+        if kind == DETECT or (kind == PRICES and DETECT not in self._firing):
+            self._schedule_detect(behind)
 
     def _schedule_poll(self, took: float = 0.0) -> None:
         plan = self.replan()
@@ -436,6 +458,53 @@ class Daemon:
         else:  # nothing left for polling today: wait for the reset, then spread out
             delay = plan.seconds_to_reset * self.settings.time_scale + self._jitter()
         self._schedule(POLL, delay)
+
+    def _schedule_detect(self, took: float = 0.0) -> None:
+        plan = self.replan()
+        if math.isfinite(plan.detect_interval):
+            delay = plan.detect_interval * self.settings.time_scale - took
+        else:
+            delay = plan.seconds_to_reset * self.settings.time_scale + self._jitter()
+        self._schedule(DETECT, delay)
+
+    # --- what the schedule learns ---------------------------------------------------------------------
+
+    def _load_learning(self) -> None:
+        """The learned weeks and the cost of the next detection, from the store (no request)."""
+        half_life = timedelta(days=self.settings.activity_half_life_days)
+        now = self.clock()
+
+        def shape(*kinds: ChangeKind) -> tuple[float, ...]:
+            weeks = [
+                week_shape(self.store.activity.learned(self.property_id, k.value), now, half_life=half_life)
+                for k in kinds
+            ]
+            return combined_shape(*weeks)
+
+        self._shapes = Shapes(shape(ChangeKind.AVAILABILITY), shape(ChangeKind.CLOSURES, ChangeKind.PRICES))
+        located = self.store.sync_state.located_closures(self.property_id)
+        first = now.date()
+        last = first + timedelta(days=min(self.settings.detect_nights, self.settings.horizon_days) - 1)
+        known = {t: spans_of(n) for t, n in remembered_closures(located, first, last).items() if n}
+        self._detect_cost = float(len(check_windows(first, last, known, DEFAULT_WINDOW_NIGHTS)))
+        for kind, read_at in newest_reads(self.store, self.property_id).items():
+            if read_at is not None:
+                self.metrics.pms_read_time.labels(self.property_id, kind.value).set(read_at.timestamp())
+
+    async def _learn(self, report: SyncReport) -> None:
+        seen = changes_seen(report)
+        if seen:
+            await asyncio.to_thread(
+                record_observations,
+                self.store,
+                self.property_id,
+                seen,
+                report.started_at,
+                self.settings.timezone,
+                timedelta(days=self.settings.activity_half_life_days),
+            )
+        if seen or report.kind in (DETECT, PRICES, RECONCILE):
+            await asyncio.to_thread(self._load_learning)
 
     async def _push(self, room_type_id: int, nights: list[date], exclude: str | None, changes: int) -> None:
         self.metrics.targeted_push_changes.labels(self.property_id).inc(changes)
@@ -483,11 +552,16 @@ class Daemon:
             now=now,
             listings=self._listing_count(),
             expected_changed_listings=self.changed_per_poll,
+            detect_cost=self._detect_cost,
+            shapes=self._shapes,
         )
         self.plan = plan
         finite = math.isfinite(plan.interval)
-        self.metrics.poll_interval.labels(self.property_id).set(plan.interval if finite else math.inf)
-        self.metrics.staleness_bound.labels(self.property_id).set(plan.staleness_bound)
+        pid = self.property_id
+        self.metrics.poll_interval.labels(pid).set(plan.interval if finite else math.inf)
+        self.metrics.staleness_bound.labels(pid).set(plan.staleness_bound)
+        self.metrics.detect_interval.labels(pid).set(plan.detect_interval)
+        self.metrics.detect_staleness_bound.labels(pid).set(plan.detect_staleness_bound)
         last = self._logged_interval
         if (
             last is None
@@ -510,6 +584,9 @@ class Daemon:
     def job_statuses(self) -> list[JobStatus]:
         every = {
             POLL: self.plan.interval if self.plan and math.isfinite(self.plan.interval) else None,
+            DETECT: (
+                self.plan.detect_interval if self.plan and math.isfinite(self.plan.detect_interval) else None
+            ),
             PRICES: self.settings.price_check_interval_seconds,
             RECONCILE: self.settings.reconcile_interval_seconds,
             REPUSH: self.settings.repush_interval_seconds,

@@ -17,6 +17,7 @@ from roomsync.adapters.client.budget_view import current_period
 from roomsync.adapters.client.config import reserves_of
 from roomsync.adapters.store import Store
 from roomsync.adapters.store.webhook_records import SqlWebhookRecords
+from roomsync.app.daemon.freshness import newest_reads
 from roomsync.app.daemon.planning import PollPlan, plan_polling
 from roomsync.app.sync.engine import pause_label, pause_reason
 from roomsync.core.catalog.types import Priority
@@ -46,6 +47,13 @@ class ScheduleStatus(BaseModel):
         None, description="Longest a PMS change can wait before it reaches the channel."
     )
     polls_until_reset: int = 0
+    detect_interval_seconds: float | None = Field(
+        None,
+        description="Seconds between closure and price detections (server time); None: none until the reset.",
+    )
+    detect_staleness_bound_seconds: float | None = Field(
+        None, description="Longest a closure or price change can wait before it reaches the channel."
+    )
     seconds_to_reset: float
     free_licence: bool
     explanation: str
@@ -122,11 +130,20 @@ class RunRow(BaseModel):
     error: str | None = None
 
 
+class FreshnessRow(BaseModel):
+    kind: str = Field(description="availability (bookings, cancellations), closures or prices")
+    read_at: datetime | None = Field(None, description="When the newest PMS read that sees it started.")
+    age_seconds: float | None = Field(
+        None, description="How old that read is: the staleness a hotel can see."
+    )
+
+
 class PropertyStatus(BaseModel):
     property_id: str
     generated_at: datetime
     mapping_loaded: bool
     schedule: ScheduleStatus
+    freshness: list[FreshnessRow] = Field(default_factory=list)
     budget: BudgetStatus
     listings: list[ListingStatusRow]
     inbox: InboxSummary
@@ -142,6 +159,10 @@ def schedule_from_plan(
         poll_interval_seconds=plan.interval if math.isfinite(plan.interval) else None,
         staleness_bound_seconds=plan.staleness_bound if math.isfinite(plan.staleness_bound) else None,
         polls_until_reset=plan.polls_until_reset,
+        detect_interval_seconds=plan.detect_interval if math.isfinite(plan.detect_interval) else None,
+        detect_staleness_bound_seconds=(
+            plan.detect_staleness_bound if math.isfinite(plan.detect_staleness_bound) else None
+        ),
         seconds_to_reset=plan.seconds_to_reset,
         free_licence=plan.free_licence,
         explanation=plan.explanation,
@@ -226,6 +247,14 @@ def collect_status(
         generated_at=now,
         mapping_loaded=mapped,
         schedule=schedule,
+        freshness=[
+            FreshnessRow(
+                kind=kind.value,
+                read_at=read_at,
+                age_seconds=None if read_at is None else max((now - read_at).total_seconds(), 0.0),
+            )
+            for kind, read_at in newest_reads(store, pid).items()
+        ],
         budget=BudgetStatus(
             quota=snapshot.quota,
             used=snapshot.used,

@@ -1,23 +1,28 @@
-"""Where the PMS is closed: the property from ``closedDates``, room types by splitting windows.
+"""Where the PMS is closed: the property from ``closedDates``, room types by window flags.
 
-``POST /v1/Availability/RoomType/Combined`` over the horizon (one request) lists the property's
-closed runs of nights (``closedDates``) but says of a room type only that it is closed on *some*
-night of the window (``isRoomTypeClosed``, 03-conventions). So a type that reports a closure has
-its closed nights located by splitting the window in halves, with one ``Combined`` read per half
-that is in question, shared by all the types still open (one read answers every type):
+``CombinedExtended`` (and ``Combined``) list the property's closed runs of nights
+(``closedDates``) but say of a room type only that it is closed on *some* night of the window
+(``isRoomTypeClosed``, 03-conventions). So:
 
-* parent closed, left half open  =>  the right half is closed (no read needed);
-* parent closed, left half closed  =>  the right half must be read.
+* the CHECK reads the windows of :func:`roomsync.core.sync.closure_windows.check_windows`: the
+  horizon cut at the edges of every closure known before (one window when none is), with
+  ``CombinedExtended`` so the same answers settle the price detection's window totals. Per window
+  and type the answer says open, still closed, lifted, or closed anew
+  (:func:`~roomsync.core.sync.closure_windows.judge_window`);
+* a type closed anew in a window has its closed nights LOCATED by splitting the window in halves,
+  with one ``Combined`` read per half in question, shared by all the types still open there:
 
-Cost: about ``2 * ceil(log2(H))`` reads per closed run of a type (``H`` the horizon's nights),
-fewer when runs of several types share windows: 365 nights, one run of 3 nights: 16 to 18 reads.
-Located closures are kept in the store (``store.sync_state``: a run of nights per row, replaced
-per room type) and reused as long as the horizon read still reports the type closed;
-:func:`read_closures` with ``relocate=True`` (reconciliation) locates them again. The cheap runs
-that read no closures (the poll, the targeted push) take them from there (:func:`remembered`).
-The store is a cache, never the truth: losing it costs requests, not correctness, except that a
-room-type closure added or lifted while another closure of the same type stays in the horizon is
-only seen at the next ``reconcile`` (which re-locates every closure) or ``resync``.
+  * parent closed, left half open  =>  the right half is closed (no read needed);
+  * parent closed, left half closed  =>  the right half must be read.
+
+Cost: one read per check window (``1 + 2k`` for ``k`` known closed runs), plus about
+``2 * ceil(log2(W))`` reads per new closed run in a window of ``W`` nights (365 nights, one new
+run of 3 nights: 16 to 18 reads). Located closures are kept in the store (``store.sync_state``: a
+run of nights per row, replaced per room type); :func:`read_closures` with ``relocate=True``
+(reconciliation) forgets them and locates every closure again, which also finds the one blind spot
+of the check: a closure lifted on only some nights of a known closed run. The cheap runs that read
+no closures (the poll, the targeted push) take them from the store (:func:`remembered`).
+The store is a cache, never the truth: losing it costs requests, not correctness.
 
 When the budget runs out while locating, every night still in question counts as closed for the
 types still open there: a night not offered until the next sync is better than an oversold one.
@@ -25,18 +30,27 @@ types still open there: a night not offered until the next sync is better than a
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Collection, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
 from roomsync.adapters.client import QuotaExhausted
-from roomsync.core.api.pms.availability import RoomTypeAvailability
+from roomsync.core.api.pms.availability import RoomTypeAvailability, RoomTypeAvailabilityExtended
 from roomsync.core.ports import LocatedClosures, NightSpan
+from roomsync.core.sync.closure_windows import check_windows, judge_window
+from roomsync.core.sync.price_detection import Window
 
 ONE_DAY = timedelta(days=1)
 
 CombinedReader = Callable[[date, date], Awaitable[RoomTypeAvailability]]
 """Reads ``Combined`` for the nights ``first..last`` (both included)."""
+
+CheckReader = Callable[[Window], Awaitable[RoomTypeAvailabilityExtended]]
+"""Reads ``CombinedExtended`` for one window of nights."""
+
+WindowAnswers = dict[Window, RoomTypeAvailabilityExtended]
+"""The check's answers, handed to the price detection (its window totals cost nothing more)."""
 
 
 @dataclass
@@ -47,6 +61,8 @@ class Closures:
     """``Combined`` requests spent (the horizon read included)."""
     located: tuple[int, ...] = ()
     """Room types whose closed nights were located by splitting in this run."""
+    lifted: tuple[int, ...] = ()
+    """Room types a known closure of which the check found lifted."""
     remembered: tuple[int, ...] = ()
     """Room types whose closed nights came from the store (located by an earlier sync)."""
     notes: list[str] = field(default_factory=list)
@@ -62,11 +78,13 @@ def nights(first: date, last: date) -> Iterable[date]:
         night += ONE_DAY
 
 
-def _flags(answer: RoomTypeAvailability) -> dict[int, bool]:
+def _flags(answer: RoomTypeAvailability | RoomTypeAvailabilityExtended) -> dict[int, bool]:
     return {room.room_type_id: bool(room.is_room_type_closed) for room in answer.available_rooms}
 
 
-def _property_closed(answer: RoomTypeAvailability, first: date, last: date) -> frozenset[date]:
+def _property_closed(
+    answer: RoomTypeAvailability | RoomTypeAvailabilityExtended, first: date, last: date
+) -> frozenset[date]:
     closed: set[date] = set()
     for run in answer.closed_dates:
         closed.update(nights(max(run.date_from, first), min(run.date_to, last)))
@@ -93,6 +111,28 @@ def remembered(located: LocatedClosures, first: date, last: date) -> Closures:
     )
 
 
+def with_nights_replaced(known: Closures, checked: Closures, first: date, last: date) -> Closures:
+    """``known`` with the nights ``first..last`` taken from ``checked`` (a check of those nights)."""
+
+    def merge(before: frozenset[date], fresh: frozenset[date]) -> frozenset[date]:
+        return frozenset(n for n in before if not first <= n <= last) | frozenset(
+            n for n in fresh if first <= n <= last
+        )
+
+    types = set(known.room_types) | set(checked.room_types)
+    merged = {t: merge(known.closed_for(t), checked.closed_for(t)) for t in types}
+    return replace(
+        checked,
+        property_closed=merge(known.property_closed, checked.property_closed),
+        room_types={t: nights_closed for t, nights_closed in merged.items() if nights_closed},
+    )
+
+
+def changed_room_types(before: Closures, after: Closures, room_type_ids: Iterable[int]) -> tuple[int, ...]:
+    """The room types whose closed nights differ between ``before`` and ``after``."""
+    return tuple(sorted(t for t in room_type_ids if before.closed_for(t) != after.closed_for(t)))
+
+
 def spans_of(closed: Collection[date]) -> tuple[NightSpan, ...]:
     """``closed`` as runs of consecutive nights."""
     runs: list[list[date]] = []
@@ -105,44 +145,103 @@ def spans_of(closed: Collection[date]) -> tuple[NightSpan, ...]:
 
 
 async def read_closures(
-    read: CombinedReader,
+    check: CheckReader,
+    locate: CombinedReader,
     first: date,
     last: date,
     room_type_ids: Collection[int],
     stored: LocatedClosures,
     *,
     relocate: bool = False,
-) -> Closures:
-    """Closures of the property and of ``room_type_ids`` over ``first..last`` (see the module doc).
+    window_nights: int,
+    concurrency: int = 4,
+) -> tuple[Closures, WindowAnswers]:
+    """Closures of the property and of ``room_type_ids`` over ``first..last`` (see the module
+    doc), and the check's answers per window.
 
-    Raises ``QuotaExhausted`` only when the horizon read itself is refused.
-    """
-    horizon = await read(first, last)
-    reads = 1
-    property_closed = _property_closed(horizon, first, last)
-    flagged = {t for t, closed in _flags(horizon).items() if closed and t in room_type_ids}
-    known = remembered_closures(stored, first, last)
-    result: dict[int, frozenset[date]] = {}
-    from_store: list[int] = []
-    to_locate: set[int] = set()
-    for room_type_id in flagged:
-        if not relocate and known.get(room_type_id):
-            result[room_type_id] = known[room_type_id]
-            from_store.append(room_type_id)
-        else:
-            to_locate.add(room_type_id)
-    closures = Closures(property_closed, result, reads, remembered=tuple(sorted(from_store)))
-    if to_locate:
-        located, spent, cut_short = await _locate(read, first, last, to_locate)
-        closures.reads += spent
-        closures.room_types.update(located)
-        closures.located = tuple(sorted(to_locate))
-        if cut_short:
-            closures.notes.append(
-                "the budget ran out while locating room-type closures: the nights still in question "
-                "count as closed until the next sync"
-            )
-    return closures
+    A check window the budget refused keeps what the store knew of it; ``QuotaExhausted`` is
+    raised only when no check window could be read."""
+    types = set(room_type_ids)
+    remembered_nights = {} if relocate else remembered_closures(stored, first, last)
+    known_nights = {t: nights_closed for t, nights_closed in remembered_nights.items() if t in types}
+    known_spans = {t: spans_of(n) for t, n in known_nights.items() if n}
+    windows = check_windows(first, last, known_spans, window_nights)
+    answers, refusal = await _read_all(check, windows, concurrency)
+    if refusal is not None and not answers:
+        raise refusal
+    before = remembered(stored, first, last)
+    property_closed: set[date] = set()
+    closed: dict[int, set[date]] = {t: set() for t in types}
+    lifted: set[int] = set()
+    to_locate: list[tuple[Window, frozenset[int]]] = []
+    notes: list[str] = []
+    for window in windows:
+        answer = answers.get(window)
+        if answer is None:  # refused: what the store knew of these nights stands
+            property_closed.update(n for n in window.each_night() if n in before.property_closed)
+            for t in types:
+                closed[t].update(n for n in window.each_night() if n in known_nights.get(t, frozenset()))
+            continue
+        property_closed.update(_property_closed(answer, window.first_night, window.last_night))
+        reported = {t for t, flag in _flags(answer).items() if flag}
+        verdict = judge_window(window, reported, known_nights, types)
+        for t in verdict.closed:
+            closed[t].update(window.each_night())
+        lifted.update(verdict.lifted)
+        if verdict.to_locate:
+            to_locate.append((window, verdict.to_locate))
+    if len(answers) < len(windows):
+        notes.append(
+            f"{len(windows) - len(answers)} of {len(windows)} closure checks were refused (budget): "
+            "their nights keep the closures known before"
+        )
+    reads = len(answers)
+    cut_short = False
+    for window, window_types in to_locate:
+        found, spent, short = await _locate(locate, window.first_night, window.last_night, set(window_types))
+        reads += spent
+        cut_short = cut_short or short
+        for t, nights_closed in found.items():
+            closed[t].update(nights_closed)
+    if cut_short:
+        notes.append(
+            "the budget ran out while locating room-type closures: the nights still in question "
+            "count as closed until the next sync"
+        )
+    located = sorted({t for _, window_types in to_locate for t in window_types})
+    closures = Closures(
+        property_closed=frozenset(property_closed),
+        room_types={t: frozenset(n) for t, n in closed.items() if n},
+        reads=reads,
+        located=tuple(located),
+        lifted=tuple(sorted(lifted)),
+        remembered=tuple(sorted(t for t in known_spans if t not in lifted and t not in located)),
+        notes=notes,
+    )
+    return closures, answers
+
+
+async def _read_all(
+    check: CheckReader, windows: list[Window], concurrency: int
+) -> tuple[WindowAnswers, QuotaExhausted | None]:
+    """Every window the budget allows, nearest first, a few at a time, and the budget's refusal
+    if one stopped it (a read that fails for good fails the run: closures must not be guessed)."""
+    answers: WindowAnswers = {}
+    refusal: QuotaExhausted | None = None
+    step = max(1, concurrency)
+    for start in range(0, len(windows), step):
+        batch = windows[start : start + step]
+        results = await asyncio.gather(*(check(window) for window in batch), return_exceptions=True)
+        for window, result in zip(batch, results, strict=True):
+            if isinstance(result, QuotaExhausted):
+                refusal = refusal or result
+            elif isinstance(result, BaseException):
+                raise result
+            else:
+                answers[window] = result
+        if refusal is not None:
+            break
+    return answers, refusal
 
 
 async def _locate(

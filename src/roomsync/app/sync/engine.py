@@ -14,37 +14,51 @@ Entry points (the daemon calls them; the CLI too):
   locates the room-type closures again and counts the days that had drifted from the ledger.
 * :meth:`SyncEngine.push_nights`: the overbooking guard's targeted push of a few nights of one
   room type (one PMS read, one PUT per listing of the type, at ``GUEST`` priority by default).
+* :meth:`SyncEngine.poll_availability`: the daemon's frequent poll (one PMS read when nothing
+  changed) and :meth:`SyncEngine.repush_connected_prices`: its daily connected-price repair.
 
-Every run is recorded in ``store.sync_runs`` (a plan is not: it writes nothing), with the
-requests it spent, the operations and price elements the service accepted, and its result.
+Every run is recorded by the :class:`~roomsync.app.sync.recorder.RunRecorder` in
+``store.sync_runs`` (a plan is not: it writes nothing), with the requests it spent, the
+operations and price elements the service accepted, and its result.
 The request count model is in docs/sync.md.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import math
-import time
-from collections import Counter
-from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from decimal import Decimal
 
-from roomsync.adapters.client import QuotaExhausted, ServiceClient, ServiceError
+from roomsync.adapters.client import QuotaExhausted, ServiceClient
 from roomsync.adapters.store import Store
+from roomsync.adapters.store.availability_view import SqlAvailabilityView
 from roomsync.adapters.store.webhook_records import SqlWebhookRecords
 from roomsync.app.sync.channel import ListingRun, sync_listing
-from roomsync.app.sync.closures import remembered, spans_of
+from roomsync.app.sync.closures import (
+    Closures,
+    changed_room_types,
+    remembered,
+    spans_of,
+    with_nights_replaced,
+)
 from roomsync.app.sync.connected import push_connected_prices
 from roomsync.app.sync.fingerprint import TypeDigests, listing_digest
-from roomsync.app.sync.history import history_run
 from roomsync.app.sync.own_reservations import own_reserved_rooms
-from roomsync.app.sync.pms import PmsFacts, read_free_rooms, read_pms
+from roomsync.app.sync.pms import (
+    PmsFacts,
+    counts_of,
+    read_closures_and_prices,
+    read_free_room_ids,
+    read_free_rooms,
+    read_pms,
+)
 from roomsync.app.sync.prices import PmsPrices
-from roomsync.app.sync.report import ListingOutcome, ListingStatus, PricesResult, SyncReport
+from roomsync.app.sync.recorder import NoMapping, RunRecorder
+from roomsync.app.sync.report import ListingOutcome, ListingStatus, SyncReport
 from roomsync.core.catalog.types import Priority
 from roomsync.core.mapping import ListingMapping, Mapping
 from roomsync.core.ports import ListingFacts, ListingKey, ListingState, StoredDigest
@@ -57,6 +71,12 @@ log = logging.getLogger("roomsync.sync")
 ProgressHook = Callable[[str, int, int], None]
 """Called as ``(stage, done, total)`` while a run progresses (the CLI draws a bar from it)."""
 
+POLL = "poll"
+DETECT = "detect"
+REPUSH = "repush"
+UNTOUCHED = frozenset({ListingStatus.UNCHANGED, ListingStatus.PAUSED, ListingStatus.SKIPPED})
+"""A run's listing outcomes that leave a listing's ledger as it was."""
+
 MANAGED_CATEGORIES = frozenset({"Full", "Limited"})
 """``connected`` values under which the service manages a listing (document 01)."""
 
@@ -67,10 +87,6 @@ def utc_now() -> datetime:
 
 def no_progress(stage: str, done: int, total: int) -> None:
     return None
-
-
-class NoMapping(Exception):
-    """The property has no mapping loaded; the message says how to load one."""
 
 
 class RequestRefused(ValueError):
@@ -138,20 +154,32 @@ class SyncEngine:
         self.property_id = context.property_id
         self.sync_state = store.sync_state
         """Closures, listing facts and digests kept between runs, as rows (compare-and-set)."""
-        self.metrics = metrics
         self.clock = clock
         self.options = options or SyncOptions()
         self.progress = progress
-        self.runs_in_flight: set[int] = set()
+        self.recorder = RunRecorder(context, store, client, metrics=metrics, clock=clock)
+
+    @property
+    def metrics(self) -> Metrics | None:
+        """Where the runs are counted (the recorder's)."""
+        return self.recorder.metrics
+
+    @metrics.setter
+    def metrics(self, metrics: Metrics | None) -> None:
+        self.recorder.metrics = metrics
+
+    @property
+    def runs_in_flight(self) -> set[int]:
         """Ids of this engine's runs in progress (alive, whatever their heartbeat says)."""
+        return self.recorder.runs_in_flight
 
     # --- entry points ---------------------------------------------------------------------------
 
     async def sync_property(self) -> SyncReport:
-        return await self._tracked("sync", False, lambda report: self._full(report))
+        return await self.recorder.run("sync", False, lambda report: self._full(report))
 
     async def plan(self) -> SyncReport:
-        return await self._tracked("plan", True, lambda report: self._full(report, dry_run=True))
+        return await self.recorder.run("plan", True, lambda report: self._full(report, dry_run=True))
 
     async def resync(
         self,
@@ -174,7 +202,7 @@ class SyncEngine:
                 ignore_price_ledger=not listings,
             )
 
-        return await self._tracked("resync", False, body)
+        return await self.recorder.run("resync", False, body)
 
     async def plan_resync(
         self,
@@ -191,7 +219,7 @@ class SyncEngine:
             window = (date_from, date_to)
             await self._full(report, dry_run=True, only=only, window=window, read_channel=True)
 
-        return await self._tracked("plan", True, body)
+        return await self.recorder.run("plan", True, body)
 
     async def reconcile(self) -> SyncReport:
         async def body(report: SyncReport) -> None:
@@ -202,7 +230,7 @@ class SyncEngine:
                 read_priority=Priority.RECONCILE,
             )
 
-        return await self._tracked("reconcile", False, body)
+        return await self.recorder.run("reconcile", False, body)
 
     async def push_nights(
         self,
@@ -214,11 +242,32 @@ class SyncEngine:
     ) -> SyncReport:
         """Push ``nights`` of ``room_type_id`` to its listings now (not ``exclude_listing_id``)."""
         wanted = sorted(set(nights))
-        return await self._tracked(
+        return await self.recorder.run(
             "push_nights",
             False,
             lambda report: self._push(report, room_type_id, wanted, priority, exclude_listing_id),
         )
+
+    async def poll_availability(self) -> SyncReport:
+        """The cheap, frequent poll: ONE PMS read (free rooms of every room type over the horizon),
+        the closures and prices the store holds, then one ``PUT Inventory`` per listing whose
+        calendar changed. An unchanged property costs one request. A listing the ledger does not
+        know yet is left to the full sync."""
+        return await self.recorder.run(POLL, False, self._poll)
+
+    async def detect_changes(self) -> SyncReport:
+        """The daemon's closure and price detection over the first ``detect_nights`` nights: the
+        closure check's windows (one read when no room-type closure is known there; they also
+        settle the price detection), then, only when a closure or a price changed, one free-room
+        read and one ``PUT Inventory`` per listing whose calendar changed, and the connected
+        prices. An unchanged property costs the check's reads."""
+        return await self.recorder.run(DETECT, False, self._detect)
+
+    async def repush_connected_prices(self) -> SyncReport:
+        """Every desired connected-channel price again in ONE ``POST Prices``, from the cached PMS
+        prices (no PMS read), ledger ignored: the service gives no way to read those prices back,
+        so an occasional full re-push is the only repair."""
+        return await self.recorder.run(REPUSH, False, self._repush)
 
     async def nights_changed(
         self,
@@ -240,127 +289,12 @@ class SyncEngine:
 
     # --- the run record ------------------------------------------------------------------------
 
-    async def _tracked(
-        self, kind: str, dry_run: bool, body: Callable[[SyncReport], Awaitable[None]]
-    ) -> SyncReport:
-        started = self.clock()
-        clock_started = time.perf_counter()
-        report = SyncReport(kind=kind, property_id=self.property_id, started_at=started, dry_run=dry_run)
-        sent_before = Counter(self.client.requests_sent.by_operation)
-        if not dry_run:
-            report.run_id = await asyncio.to_thread(
-                self.store.sync_runs.start_run, self.property_id, kind, started
-            )
-        failure: BaseException | None = None
-        beating = None
-        if report.run_id is not None:
-            self.runs_in_flight.add(report.run_id)
-            beating = asyncio.create_task(self._beat(report.run_id))
-        try:
-            with history_run(kind, report.run_id, self.settings.history_keep_days):
-                await body(report)
-            report.result = self._result_of(report)
-        except QuotaExhausted as refused:
-            report.result, report.error = "no_budget", str(refused)
-        except (ServiceError, NoMapping) as error:
-            report.result, report.error = "failed", str(error)
-            if isinstance(error, NoMapping):
-                failure = error
-        except BaseException as error:  # a crash: record it, then let it go on
-            report.result, report.error = "failed", f"{type(error).__name__}: {error}"
-            failure = error
-        if beating is not None:
-            beating.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await beating
-        report.finished_at = self.clock()
-        sent = Counter(self.client.requests_sent.by_operation)
-        sent.subtract(sent_before)
-        report.requests_by_operation = +sent
-        budget = self.client.budget()
-        report.budget_remaining, report.budget_quota = budget.remaining, budget.quota
-        if report.run_id is not None:
-            try:
-                await asyncio.to_thread(self._finish_run, report)
-            finally:
-                self.runs_in_flight.discard(report.run_id)
-        self._measure(report, time.perf_counter() - clock_started)
-        if failure is not None:
-            raise failure
-        return report
-
     async def _forget_digests(self, outcomes: Iterable[ListingOutcome]) -> None:
         """After writing outside a full sync: the listings' recorded digests no longer describe
         their ledgers, so the next full sync must not skip them; their versions move on, so a
         full sync running meanwhile (in any process) cannot keep a digest it computed before."""
         keys = {(o.account_id, o.listing_id) for o in outcomes}
         await asyncio.to_thread(self.sync_state.forget_digests, self.property_id, keys)
-
-    async def _beat(self, run_id: int) -> None:
-        """Record every ``run_heartbeat_seconds`` that the run is alive (a killed process stops,
-        and the daemon later closes the run as abandoned)."""
-        interval = self.settings.run_heartbeat_seconds * self.settings.time_scale
-        warned = False
-        while True:
-            await asyncio.sleep(interval)
-            try:
-                await asyncio.to_thread(self.store.sync_runs.beat_run, self.property_id, run_id, self.clock())
-            except Exception as error:  # a missed beat only risks the run being called abandoned
-                if not warned:
-                    log.warning("sync run %d could not record its heartbeat: %s", run_id, error)
-                    warned = True
-
-    def _finish_run(self, report: SyncReport) -> None:
-        assert report.run_id is not None and report.finished_at is not None
-        detail = report.error
-        if report.prices.messages and report.prices.result is not PricesResult.OK:
-            prefix = (
-                "price warnings" if report.prices.result is PricesResult.OK_WITH_WARNINGS else "price errors"
-            )
-            detail = "; ".join(filter(None, [detail, f"{prefix}: " + " | ".join(report.prices.messages)]))
-        self.store.sync_runs.finish_run(
-            self.property_id,
-            report.run_id,
-            report.finished_at,
-            report.result,
-            requests_spent=report.requests,
-            operations=report.operations,
-            price_elements=report.price_elements_sent,
-            error=detail,
-        )
-
-    @staticmethod
-    def _result_of(report: SyncReport) -> str:
-        if report.dry_run:
-            return "planned"
-        trouble = {ListingStatus.FAILED, ListingStatus.NO_BUDGET}
-        if report.pms.prices_failed is not None:
-            return "partial"
-        if any(o.status in trouble for o in report.listings) or report.prices.result in (
-            PricesResult.ERROR,
-            PricesResult.FAILED,
-            PricesResult.NO_BUDGET,
-        ):
-            return "partial"
-        if report.prices.result is PricesResult.OK_WITH_WARNINGS:
-            return "ok_with_warnings"
-        return "ok"
-
-    def _measure(self, report: SyncReport, seconds: float) -> None:
-        metrics = self.metrics
-        if metrics is None or report.dry_run:
-            return
-        pid = self.property_id
-        metrics.sync_runs.labels(pid, report.kind, report.result).inc()
-        metrics.sync_seconds.labels(self.property_id, report.kind).observe(seconds)
-        metrics.operations_sent.labels(pid).inc(report.operations)
-        metrics.price_elements_sent.labels(pid).inc(report.price_elements_sent)
-        finished = (report.finished_at or self.clock()).timestamp()
-        for outcome in report.listings:  # the listings not being synced are counted from the store
-            if outcome.status in (ListingStatus.WRITTEN, ListingStatus.UNCHANGED):
-                metrics.listing_last_success.labels(pid, outcome.key).set(finished)
-            if outcome.drift_days:
-                metrics.drift_days.labels(pid).inc(outcome.drift_days)
 
     # --- a full run ------------------------------------------------------------------------------
 
@@ -705,17 +639,139 @@ class SyncEngine:
         report.pms.availability_reads = 1
         closures = remembered(located, first, last)
 
-        def cached_prices() -> dict[int, dict[date, Any]]:
-            rows = self.store.pms_prices.read_night_prices(self.property_id, room_type_id, first, last)
-            return {
-                room_type_id: {
-                    night: row.price for night, row in rows.items() if row.currency == mapping.currency
-                }
-            }
-
-        prices = PmsPrices(prices=await asyncio.to_thread(cached_prices))
+        prices = await asyncio.to_thread(self._cached_prices, mapping, {room_type_id}, first, last)
         facts = PmsFacts(first, last, free, closures, prices, read_at=read_at)
-        run = ListingRun(
+        run = self._ledger_run(nights, priority)
+        report.listings = await self._listings(run, listings, facts, states)
+        await self._forget_digests(report.listings)
+
+    # --- the daemon's cheap runs: the poll and the connected-price re-push ------------------------
+
+    def _cached_prices(self, mapping: Mapping, room_types: set[int], first: date, last: date) -> PmsPrices:
+        """The PMS prices the store holds for ``room_types`` over ``first..last`` (no request)."""
+        prices: dict[int, dict[date, Decimal]] = {}
+        for room_type_id in sorted(room_types):
+            rows = self.store.pms_prices.read_night_prices(self.property_id, room_type_id, first, last)
+            prices[room_type_id] = {
+                night: row.price for night, row in rows.items() if row.currency == mapping.currency
+            }
+        return PmsPrices(prices=prices)
+
+    async def _poll(self, report: SyncReport, closures: Closures | None = None) -> None:
+        """Read the free rooms and push every listing whose calendar changed, from the ledger;
+        with the closures the store holds, or ``closures`` (a detection's, just read)."""
+        mapping = await self._mapping()
+        nights = self._horizon()
+        first, last = nights[0], nights[-1]
+        report.first_night, report.last_night = first, last
+        if closures is None:
+            located = await asyncio.to_thread(self.sync_state.located_closures, self.property_id)
+            closures = remembered(located, first, last)
+        states = await self._listing_states(mapping.listings)
+        read_started = self.clock()
+        rooms = await read_free_room_ids(self.client, first, last, Priority.AVAILABILITY)
+        free = counts_of(rooms)
+        report.pms.availability_reads = 1
+        # the webhook receiver answers guests from this view: each poll keeps it fresh for free
+        await asyncio.to_thread(
+            SqlAvailabilityView(self.store.engine).save_read, self.property_id, read_started, free, rooms
+        )
+        room_types = {entry.room_type_id for entry in mapping.listings}
+        prices = await asyncio.to_thread(self._cached_prices, mapping, room_types, first, last)
+        facts = PmsFacts(first, last, free, closures, prices, read_at=read_started)
+        run = self._ledger_run(nights)
+        report.listings = await self._listings(run, mapping.listings, facts, states)
+        # a listing whose ledger this poll may have changed must not be skipped by the next full
+        # sync on the strength of a digest recorded before
+        touched = [o for o in report.listings if o.status not in UNTOUCHED]
+        if touched:
+            await self._forget_digests(touched)
+
+    async def _detect(self, report: SyncReport) -> None:
+        mapping = await self._mapping()
+        nights = self._horizon()
+        first, last = nights[0], nights[-1]
+        near = min(last, first + timedelta(days=self.settings.detect_nights - 1))
+        located = await asyncio.to_thread(self.sync_state.located_closures, self.property_id)
+        room_types = sorted(
+            {entry.room_type_id for entry in mapping.listings} | {p.room_type_id for p in mapping.connected}
+        )
+        read_at = self.clock()
+        checked, prices = await read_closures_and_prices(
+            self.client,
+            self.store,
+            self.property_id,
+            room_types,
+            first,
+            near,
+            currency=mapping.currency,
+            located=located,
+            now=read_at,
+            relocate_closures=False,
+            max_price_reads=self._max_price_reads(),
+            price_window_nights=self.options.price_window_nights,
+            concurrency=self.options.concurrency,
+        )
+        known = remembered(located, first, last)
+        closures = with_nights_replaced(known, checked, first, near)
+        changed = changed_room_types(known, closures, room_types)
+        summary = report.pms
+        summary.closure_reads = checked.reads
+        summary.closures_located = checked.located
+        summary.price_reads = prices.reads
+        summary.prices_complete = prices.complete
+        summary.prices_failed = prices.failed
+        summary.prices_changed = prices.changed
+        summary.closures_changed = changed
+        summary.property_closures_changed = known.property_closed != closures.property_closed
+        report.notes.extend(checked.notes)
+        report.notes.extend(prices.notes)
+        if not (changed or summary.property_closures_changed or prices.changed):
+            report.first_night, report.last_night = first, near
+            return
+        await self._save_closures(PmsFacts(first, last, {}, closures, prices), room_types, read_at)
+        await self._poll(report, closures)
+        summary.room_types = len(room_types)
+        if prices.changed and mapping.connected:
+            cached = await asyncio.to_thread(
+                self._cached_prices, mapping, {p.room_type_id for p in mapping.connected}, first, last
+            )
+            report.prices = await push_connected_prices(
+                self.client,
+                self.store,
+                self.property_id,
+                mapping.connected,
+                cached.prices,
+                nights,
+                clock=self.clock,
+                dry_run=False,
+            )
+
+    async def _repush(self, report: SyncReport) -> None:
+        mapping = await self._mapping()
+        if not mapping.connected:
+            report.notes.append("no [[connected]] room types in the mapping: nothing to re-push")
+            return
+        nights = self._horizon()
+        report.first_night, report.last_night = nights[0], nights[-1]
+        room_types = {push.room_type_id for push in mapping.connected}
+        prices = await asyncio.to_thread(self._cached_prices, mapping, room_types, nights[0], nights[-1])
+        report.prices = await push_connected_prices(
+            self.client,
+            self.store,
+            self.property_id,
+            mapping.connected,
+            prices.prices,
+            nights,
+            clock=self.clock,
+            dry_run=False,
+            ignore_ledger=True,
+        )
+
+    def _ledger_run(self, nights: list[date], priority: Priority | None = None) -> ListingRun:
+        """A run that writes from the ledger only (poll, targeted push, detection): a listing the
+        ledger does not know is left to the full sync."""
+        return ListingRun(
             client=self.client,
             store=self.store,
             property_id=self.property_id,
@@ -725,5 +781,3 @@ class SyncEngine:
             write_priority=priority,
             require_ledger=True,
         )
-        report.listings = await self._listings(run, listings, facts, states)
-        await self._forget_digests(report.listings)

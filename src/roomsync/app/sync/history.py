@@ -40,7 +40,13 @@ class RunInfo:
 _TRIGGER: ContextVar[str | None] = ContextVar("roomsync_history_trigger", default=None)
 _RUN: ContextVar[RunInfo] = ContextVar("roomsync_history_run", default=RunInfo())  # noqa: B039 (frozen)
 
-DAEMON_TRIGGERS = {"poll": "poll", "push": "webhook", "prices": "schedule", "reconcile": "schedule"}
+DAEMON_TRIGGERS = {
+    "poll": "poll",
+    "detect": "detection",
+    "push": "webhook",
+    "prices": "schedule",
+    "reconcile": "schedule",
+}
 
 
 def current_trigger() -> str:

@@ -86,12 +86,62 @@ async def read_pms(
 ) -> PmsFacts:
     """Free rooms, closures and prices of the horizon (``located``: the closures located before)."""
     free = await read_free_rooms(client, first, last, Priority.AVAILABILITY)
+    closures, prices = await read_closures_and_prices(
+        client,
+        store,
+        property_id,
+        room_type_ids,
+        first,
+        last,
+        currency=currency,
+        located=located,
+        now=now,
+        relocate_closures=relocate_closures,
+        max_price_reads=max_price_reads,
+        price_window_nights=price_window_nights,
+        concurrency=concurrency,
+    )
+    return PmsFacts(first, last, free, closures, prices, read_at=now)
+
+
+async def read_closures_and_prices(
+    client: ServiceClient,
+    store: Store,
+    property_id: str,
+    room_type_ids: Collection[int],
+    first: date,
+    last: date,
+    *,
+    currency: str,
+    located: LocatedClosures,
+    now: datetime,
+    relocate_closures: bool,
+    max_price_reads: int,
+    price_window_nights: int,
+    concurrency: int,
+) -> tuple[Closures, PmsPrices]:
+    """The closure check (its windows read with ``CombinedExtended`` at the AVAILABILITY priority),
+    then the price detection, which takes the check's window totals as its first reads."""
+
+    async def check(window: Window) -> RoomTypeAvailabilityExtended:
+        request = RoomTypeAvailabilityExtendedRequest(date_from=window.date_from, date_to=window.date_to)
+        return await client.room_type_availability_extended(request, priority=Priority.AVAILABILITY)
 
     async def combined(a: date, b: date) -> RoomTypeAvailability:
         request = RoomTypeAvailabilityRequest(date_from=a, date_to=b + timedelta(days=1))
         return await client.room_type_availability(request, priority=Priority.AVAILABILITY)
 
-    closures = await read_closures(combined, first, last, room_type_ids, located, relocate=relocate_closures)
+    closures, answers = await read_closures(
+        check,
+        combined,
+        first,
+        last,
+        room_type_ids,
+        located,
+        relocate=relocate_closures,
+        window_nights=price_window_nights,
+        concurrency=concurrency,
+    )
 
     async def extended(window: Window) -> RoomTypeAvailabilityExtended:
         request = RoomTypeAvailabilityExtendedRequest(date_from=window.date_from, date_to=window.date_to)
@@ -110,7 +160,8 @@ async def read_pms(
             max_reads=max_price_reads,
             window_nights=price_window_nights,
             concurrency=concurrency,
+            answered=answers,
         )
     except CurrencyMismatch as mismatch:
         prices = PmsPrices(prices={}, complete=False, notes=[f"prices not used: {mismatch}"])
-    return PmsFacts(first, last, free, closures, prices, read_at=now)
+    return closures, prices

@@ -19,7 +19,7 @@ price has none: its channel price is left as it is).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
@@ -90,8 +90,12 @@ async def detect_prices(
     max_reads: int,
     window_nights: int = DEFAULT_WINDOW_NIGHTS,
     concurrency: int = 4,
+    answered: Mapping[Window, RoomTypeAvailabilityExtended] | None = None,
 ) -> PmsPrices:
-    """Detect the prices of ``room_type_ids`` over ``first..last`` and update the cache."""
+    """Detect the prices of ``room_type_ids`` over ``first..last`` and update the cache.
+
+    ``answered``: windows already read (the closure check's); the plan is cut at their starts and
+    a planned window among them is settled from its answer, without a request."""
     types = sorted(set(room_type_ids))
     cached: dict[tuple[int, date], Decimal] = {}
     for room_type_id in types:
@@ -99,14 +103,23 @@ async def detect_prices(
         for night, row in rows.items():
             if row.currency.upper() == currency:  # a price in another currency is not a price here
                 cached[(room_type_id, night)] = row.price
-    state = plan_detection(types, first, last, cached, window_nights=window_nights)
+    known = dict(answered or {})
+    breaks = {window.first_night for window in known}
+    state = plan_detection(types, first, last, cached, window_nights=window_nights, breaks=breaks)
+    free = 0
+    while ready := [window for window in next_reads(state) if window in known]:
+        for window in ready:
+            state = record(state, window, _totals(known.pop(window), set(types), currency))
+            free += 1
     result = PmsPrices(prices={})
-    state, stopped, failed = await _run_reads(read, state, set(types), currency, max_reads, concurrency)
+    state, stopped, failed = await _run_reads(
+        read, state, set(types), currency, max_reads + free, concurrency
+    )
     if stopped:
         result.notes.append(stopped)
     result.failed = failed
     found = outcome(state)
-    result.reads = found.reads
+    result.reads = found.reads - free
     result.complete = found.complete
     result.learned = len(found.learned)
     result.changed = len(found.changed)

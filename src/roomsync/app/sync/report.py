@@ -89,6 +89,9 @@ class PmsSummary:
     prices_unknown: int = 0
     closures_located: tuple[int, ...] = ()
     closures_remembered: tuple[int, ...] = ()
+    closures_changed: tuple[int, ...] = ()
+    """Room types whose closed nights differ from what the store knew (detection)."""
+    property_closures_changed: bool = False
 
 
 @dataclass

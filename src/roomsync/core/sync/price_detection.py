@@ -145,8 +145,13 @@ def plan_detection(
     *,
     window_nights: int = DEFAULT_WINDOW_NIGHTS,
     derive_siblings: bool = True,
+    breaks: Collection[date] = (),
 ) -> DetectionState:
-    """The initial plan for the nights ``first_night..last_night`` (see the module docstring)."""
+    """The initial plan for the nights ``first_night..last_night`` (see the module docstring).
+
+    No segment spans a night of ``breaks`` and the night before it: the closure check's windows
+    (:mod:`.closure_windows`) start there, and a segment that is one of them is settled by the
+    closure check's read of it, at no extra cost."""
     if window_nights < 1:
         raise ValueError(f"window_nights={window_nights!r}: must be 1 or more")
     horizon = Window(first_night, last_night)
@@ -163,7 +168,11 @@ def plan_detection(
             tasks.append(_Task(window, types))
             segments.append(window.nights)
 
+    starts = frozenset(breaks)
     for night in horizon.each_night() if types else ():
+        if run_start is not None and night in starts:
+            close_segment(night - _ONE_DAY)
+            run_start = None
         if all((room_type_id, night) in cached for room_type_id in types):
             run_start = run_start or night
             continue

@@ -1,0 +1,106 @@
+"""When the front desk changes things: a learned shape of the week, per kind of change (pure).
+
+The daemon cannot be told when the PMS changes (the PMS sends no notifications), so it polls; a
+poll spent at 03:00 on a hotel whose desk is closed is a poll missing at 09:00. So each property
+keeps, per kind of change (:class:`ChangeKind`), a weight for each of the 168 hours of its local
+week: every run that *sees* a change adds one to the weight of the hour it ran in, and every
+weight halves every ``half_life`` (decayed over weeks, so a new season replaces the last). A
+prior shape, worth ``prior_mass`` observations and never decayed, holds the planning steady
+before anything is learned: most front-desk work happens 07:00-23:00 local (:func:`default_shape`).
+
+:func:`week_shape` turns the prior and what was learned into the share of changes per hour of the
+week; :mod:`roomsync.core.schedule` spends each kind's requests in proportion to it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from enum import StrEnum
+
+HOURS_OF_WEEK = 168
+
+
+class ChangeKind(StrEnum):
+    """What the front desk changes, by the read that sees it."""
+
+    AVAILABILITY = "availability"
+    """Bookings, cancellations, room moves: the free-room read (the poll) sees them."""
+    CLOSURES = "closures"
+    """Stop-sells and reopenings of a room type or the property: the detection read."""
+    PRICES = "prices"
+    """Nightly price edits: the detection read (window totals)."""
+
+
+@dataclass(frozen=True)
+class LearnedWeight:
+    """One hour of the week's learned weight, as of ``updated_at``."""
+
+    weight: float
+    updated_at: datetime
+
+
+def hour_of_week(local: datetime) -> int:
+    """0 for Monday 00:00-00:59 local, 167 for Sunday 23:00-23:59."""
+    return local.weekday() * 24 + local.hour
+
+
+def decayed(weight: float, elapsed: timedelta, half_life: timedelta) -> float:
+    """``weight`` after ``elapsed`` (halving every ``half_life``; never grows back)."""
+    seconds = max(elapsed.total_seconds(), 0.0)
+    return weight * 0.5 ** (seconds / half_life.total_seconds())
+
+
+def observe(
+    previous: LearnedWeight | None, at: datetime, half_life: timedelta, count: float = 1.0
+) -> LearnedWeight:
+    """The hour's weight after a run at ``at`` saw ``count`` changes."""
+    base = 0.0 if previous is None else decayed(previous.weight, at - previous.updated_at, half_life)
+    return LearnedWeight(base + count, at)
+
+
+def default_shape(busy_from: int = 7, busy_until: int = 23, busy_share: float = 0.9) -> tuple[float, ...]:
+    """Shares of the week's changes per hour: ``busy_share`` of them spread over the local hours
+    ``busy_from..busy_until`` of every day, the rest over the night."""
+    if not 0 <= busy_from < busy_until <= 24:
+        raise ValueError(f"busy hours {busy_from}..{busy_until}: need 0 <= from < until <= 24")
+    busy_hours = busy_until - busy_from
+    quiet_hours = 24 - busy_hours
+    busy = busy_share / (7 * busy_hours)
+    quiet = (1 - busy_share) / (7 * quiet_hours) if quiet_hours else 0.0
+    return tuple(busy if busy_from <= hour % 24 < busy_until else quiet for hour in range(HOURS_OF_WEEK))
+
+
+def week_shape(
+    learned: Mapping[int, LearnedWeight],
+    now: datetime,
+    *,
+    half_life: timedelta,
+    prior: tuple[float, ...] | None = None,
+    prior_mass: float = 20.0,
+) -> tuple[float, ...]:
+    """Share of the changes per hour of the week (sums to 1): the prior, worth ``prior_mass``
+    observations, plus every learned weight decayed to ``now``."""
+    base = prior if prior is not None else default_shape()
+    if len(base) != HOURS_OF_WEEK:
+        raise ValueError(f"a week shape has {HOURS_OF_WEEK} hours, not {len(base)}")
+    prior_total = sum(base) or 1.0
+    weights = [prior_mass * share / prior_total for share in base]
+    for hour, entry in learned.items():
+        if 0 <= hour < HOURS_OF_WEEK:
+            weights[hour] += decayed(entry.weight, now - entry.updated_at, half_life)
+    total = sum(weights)
+    if total <= 0 or not math.isfinite(total):
+        return tuple(1.0 / HOURS_OF_WEEK for _ in range(HOURS_OF_WEEK))
+    return tuple(weight / total for weight in weights)
+
+
+def combined_shape(*shapes: tuple[float, ...]) -> tuple[float, ...]:
+    """The shape of a run that sees several kinds (the detection sees closures and prices)."""
+    if not shapes:
+        raise ValueError("no shape to combine")
+    total = [sum(values) for values in zip(*shapes, strict=True)]
+    scale = sum(total) or 1.0
+    return tuple(value / scale for value in total)

@@ -1,0 +1,108 @@
+"""The learned shape of the week and the runs spent in proportion to it (pure)."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from roomsync.core.activity import (
+    HOURS_OF_WEEK,
+    LearnedWeight,
+    combined_shape,
+    decayed,
+    default_shape,
+    hour_of_week,
+    observe,
+    week_shape,
+)
+from roomsync.core.schedule import shape_runs
+
+MONDAY = datetime(2027, 3, 1, tzinfo=UTC)
+TWO_WEEKS = timedelta(days=14)
+
+
+def test_the_default_week_puts_nine_tenths_of_the_changes_between_seven_and_eleven() -> None:
+    shape = default_shape()
+    busy = sum(share for hour, share in enumerate(shape) if 7 <= hour % 24 < 23)
+    assert len(shape) == HOURS_OF_WEEK
+    assert busy == pytest.approx(0.9) and sum(shape) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="busy hours"):
+        default_shape(23, 7)
+
+
+def test_hours_of_the_week_start_on_monday() -> None:
+    assert hour_of_week(MONDAY) == 0
+    assert hour_of_week(MONDAY + timedelta(days=6, hours=23, minutes=59)) == 167
+
+
+def test_a_weight_halves_every_half_life_and_an_observation_adds_to_it() -> None:
+    assert decayed(8.0, TWO_WEEKS, TWO_WEEKS) == pytest.approx(4.0)
+    assert decayed(8.0, -TWO_WEEKS, TWO_WEEKS) == 8.0  # a clock going back never grows a weight
+    first = observe(None, MONDAY, TWO_WEEKS)
+    later = observe(first, MONDAY + TWO_WEEKS, TWO_WEEKS, count=2)
+    assert (first.weight, later.weight, later.updated_at) == (1.0, 2.5, MONDAY + TWO_WEEKS)
+
+
+def test_what_was_learned_outweighs_the_prior_and_fades() -> None:
+    learned = {3: LearnedWeight(100.0, MONDAY)}  # 03:00 on Mondays: a night auditor at work
+    fresh = week_shape(learned, MONDAY, half_life=TWO_WEEKS)
+    assert sum(fresh) == pytest.approx(1.0)
+    assert fresh[3] > 0.8 and fresh[3] > 50 * fresh[4]
+    faded = week_shape(learned, MONDAY + 10 * TWO_WEEKS, half_life=TWO_WEEKS)
+    assert faded[3] < 0.05  # after 20 weeks the prior is back
+
+
+def test_combined_shapes_weigh_each_kind_alike() -> None:
+    morning = tuple(1.0 if hour == 9 else 0.0 for hour in range(HOURS_OF_WEEK))
+    evening = tuple(1.0 if hour == 20 else 0.0 for hour in range(HOURS_OF_WEEK))
+    both = combined_shape(morning, evening)
+    assert both[9] == both[20] == 0.5
+
+
+@given(
+    hour=st.integers(0, HOURS_OF_WEEK - 1),
+    into=st.floats(0, 3599),
+    seconds_to_reset=st.floats(60, 86_400),
+    runs=st.floats(0, 2_000),
+    min_interval=st.floats(30, 300),
+    max_gap=st.floats(300, 7200),
+)
+def test_runs_never_exceed_the_budget_and_keep_the_gap_when_they_can(
+    hour: int, into: float, seconds_to_reset: float, runs: float, min_interval: float, max_gap: float
+) -> None:
+    plan = shape_runs(
+        shape=default_shape(),
+        hour=hour,
+        seconds_into_hour=into,
+        seconds_to_reset=seconds_to_reset,
+        runs=runs,
+        min_interval=min_interval,
+        max_gap=max_gap,
+    )
+    if runs < 1:
+        assert math.isinf(plan.interval) and plan.runs_until_reset == 0
+        return
+    assert plan.runs_until_reset <= runs + 1e-6
+    assert plan.interval >= min_interval - 1e-9
+    if plan.gap_kept:
+        assert plan.interval <= max_gap + 1e-9 and plan.longest_gap <= max_gap + 1e-6
+    else:  # the budget could not keep the gap: spread evenly
+        assert plan.interval == pytest.approx(max(seconds_to_reset / runs, min_interval))
+
+
+def test_a_quiet_hour_gets_its_gap_and_no_more() -> None:
+    nights_off = tuple(0.0 if hour % 24 < 7 else 1.0 for hour in range(HOURS_OF_WEEK))
+    plan = shape_runs(
+        shape=nights_off, hour=2, seconds_into_hour=0, seconds_to_reset=86_400, runs=500,
+        min_interval=60, max_gap=900,
+    )
+    assert plan.interval == pytest.approx(900)  # 02:00: nothing expected, the max gap
+    busy = shape_runs(
+        shape=nights_off, hour=9, seconds_into_hour=0, seconds_to_reset=15 * 3600, runs=500,
+        min_interval=60, max_gap=900,
+    )
+    assert busy.interval < 120
