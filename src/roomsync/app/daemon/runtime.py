@@ -57,15 +57,12 @@ from roomsync.app.daemon.scheduler import ChainScheduler, wall_now
 from roomsync.app.daemon.startup import check_credentials, check_mapping, check_settings
 from roomsync.app.daemon.status import JobStatus, PropertyStatus, collect_status, schedule_from_plan
 from roomsync.app.logs import REDACTOR
-from roomsync.app.sync import ListingStatus, SyncEngine, SyncReport
-from roomsync.app.sync.closures import remembered_closures, spans_of
+from roomsync.app.sync import ListingStatus, NoMapping, SyncEngine, SyncReport
 from roomsync.app.sync.engine import DETECT, POLL, REPUSH
 from roomsync.app.sync.history import daemon_job
 from roomsync.app.webhooks import InboxWorker, create_worker
 from roomsync.core.activity import ChangeKind, combined_shape, week_shape
 from roomsync.core.catalog.types import Priority
-from roomsync.core.sync.closure_windows import check_windows
-from roomsync.core.sync.price_detection import DEFAULT_WINDOW_NIGHTS
 from roomsync.metrics import Metrics
 from roomsync.property import PropertyContext
 
@@ -245,6 +242,7 @@ class Daemon:
             self.metrics.start_property(self.property_id)
             await asyncio.to_thread(set_listing_gauges, self.metrics, self.store, self.context)
             await asyncio.to_thread(self._load_learning)
+            await self._estimate_detection()
             self.replan()
         except BaseException:
             await self.close()
@@ -482,11 +480,6 @@ class Daemon:
             return combined_shape(*weeks)
 
         self._shapes = Shapes(shape(ChangeKind.AVAILABILITY), shape(ChangeKind.CLOSURES, ChangeKind.PRICES))
-        located = self.store.sync_state.located_closures(self.property_id)
-        first = now.date()
-        last = first + timedelta(days=min(self.settings.detect_nights, self.settings.horizon_days) - 1)
-        known = {t: spans_of(n) for t, n in remembered_closures(located, first, last).items() if n}
-        self._detect_cost = float(len(check_windows(first, last, known, DEFAULT_WINDOW_NIGHTS)))
         for kind, read_at in newest_reads(self.store, self.property_id).items():
             if read_at is not None:
                 self.metrics.pms_read_time.labels(self.property_id, kind.value).set(read_at.timestamp())
@@ -505,6 +498,12 @@ class Daemon:
             )
         if seen or report.kind in (DETECT, PRICES, RECONCILE):
             await asyncio.to_thread(self._load_learning)
+            await self._estimate_detection()
+
+    async def _estimate_detection(self) -> None:
+        """What the next detection will cost (its check windows), for the plan."""
+        with contextlib.suppress(NoMapping):
+            self._detect_cost = float(len(await self.engine.detection_windows()))
 
     async def _push(self, room_type_id: int, nights: list[date], exclude: str | None, changes: int) -> None:
         self.metrics.targeted_push_changes.labels(self.property_id).inc(changes)

@@ -111,8 +111,11 @@ def remembered(located: LocatedClosures, first: date, last: date) -> Closures:
     )
 
 
-def with_nights_replaced(known: Closures, checked: Closures, first: date, last: date) -> Closures:
-    """``known`` with the nights ``first..last`` taken from ``checked`` (a check of those nights)."""
+def with_nights_replaced(
+    known: Closures, checked: Closures, first: date, last: date, checked_types: Collection[int]
+) -> Closures:
+    """``known`` with the nights ``first..last`` of the property and of ``checked_types`` taken
+    from ``checked`` (a check of those nights); other types keep what was known."""
 
     def merge(before: frozenset[date], fresh: frozenset[date]) -> frozenset[date]:
         return frozenset(n for n in before if not first <= n <= last) | frozenset(
@@ -120,7 +123,10 @@ def with_nights_replaced(known: Closures, checked: Closures, first: date, last: 
         )
 
     types = set(known.room_types) | set(checked.room_types)
-    merged = {t: merge(known.closed_for(t), checked.closed_for(t)) for t in types}
+    merged = {
+        t: merge(known.closed_for(t), checked.closed_for(t)) if t in checked_types else known.closed_for(t)
+        for t in types
+    }
     return replace(
         checked,
         property_closed=merge(known.property_closed, checked.property_closed),

@@ -42,6 +42,7 @@ from roomsync.app.sync.closures import (
     Closures,
     changed_room_types,
     remembered,
+    remembered_closures,
     spans_of,
     with_nights_replaced,
 )
@@ -62,7 +63,8 @@ from roomsync.app.sync.report import ListingOutcome, ListingStatus, SyncReport
 from roomsync.core.catalog.types import Priority
 from roomsync.core.mapping import ListingMapping, Mapping
 from roomsync.core.ports import ListingFacts, ListingKey, ListingState, StoredDigest
-from roomsync.core.sync.price_detection import DEFAULT_WINDOW_NIGHTS
+from roomsync.core.sync.closure_windows import check_windows
+from roomsync.core.sync.price_detection import DEFAULT_WINDOW_NIGHTS, Window
 from roomsync.metrics import Metrics
 from roomsync.property import PropertyContext
 
@@ -381,6 +383,7 @@ class SyncEngine:
             max_price_reads=self._max_price_reads(),
             price_window_nights=self.options.price_window_nights,
             concurrency=self.options.concurrency,
+            closure_types=sorted({entry.room_type_id for entry in listings}),
         )
         await self._save_closures(facts, room_types, read_at)
         self._summarise_pms(report, facts, len(room_types))
@@ -687,15 +690,40 @@ class SyncEngine:
         if touched:
             await self._forget_digests(touched)
 
+    async def detection_windows(self) -> list[Window]:
+        """The windows the next detection will read when nothing changed (no request): its cost."""
+        mapping = await self._mapping()
+        first, near, _ = self._near_nights()
+        located = await asyncio.to_thread(self.sync_state.located_closures, self.property_id)
+        types, _ = await self._watched_types(mapping)
+        closed = remembered_closures(located, first, near)
+        known = {t: spans_of(nights) for t, nights in closed.items() if t in types and nights}
+        return check_windows(first, near, known, self.options.price_window_nights)
+
+    def _near_nights(self) -> tuple[date, date, list[date]]:
+        nights = self._horizon()
+        return nights[0], min(nights[-1], nights[0] + timedelta(days=self.settings.detect_nights - 1)), nights
+
+    async def _watched_types(self, mapping: Mapping) -> tuple[list[int], list[int]]:
+        """The room types whose closures a detection checks: those of the listings roomsync may
+        push to (a type whose every listing is paused or not connected needs no closure check
+        until one is resumed, which the next full sync sees); and those whose prices it detects:
+        these and the types feeding the connected channels (whose prices closures do not touch)."""
+        states = await self._listing_states(mapping.listings)
+        facts = await asyncio.to_thread(self.sync_state.listing_facts, self.property_id)
+        active = {
+            entry.room_type_id
+            for entry in mapping.listings
+            if pause_reason(states[entry.key], facts.get(entry.key)) is None
+        }
+        return sorted(active), sorted(active | {push.room_type_id for push in mapping.connected})
+
     async def _detect(self, report: SyncReport) -> None:
         mapping = await self._mapping()
-        nights = self._horizon()
-        first, last = nights[0], nights[-1]
-        near = min(last, first + timedelta(days=self.settings.detect_nights - 1))
+        first, near, nights = self._near_nights()
+        last = nights[-1]
         located = await asyncio.to_thread(self.sync_state.located_closures, self.property_id)
-        room_types = sorted(
-            {entry.room_type_id for entry in mapping.listings} | {p.room_type_id for p in mapping.connected}
-        )
+        closure_types, room_types = await self._watched_types(mapping)
         read_at = self.clock()
         checked, prices = await read_closures_and_prices(
             self.client,
@@ -711,10 +739,11 @@ class SyncEngine:
             max_price_reads=self._max_price_reads(),
             price_window_nights=self.options.price_window_nights,
             concurrency=self.options.concurrency,
+            closure_types=closure_types,
         )
         known = remembered(located, first, last)
-        closures = with_nights_replaced(known, checked, first, near)
-        changed = changed_room_types(known, closures, room_types)
+        closures = with_nights_replaced(known, checked, first, near, closure_types)
+        changed = changed_room_types(known, closures, closure_types)
         summary = report.pms
         summary.closure_reads = checked.reads
         summary.closures_located = checked.located
@@ -729,7 +758,7 @@ class SyncEngine:
         if not (changed or summary.property_closures_changed or prices.changed):
             report.first_night, report.last_night = first, near
             return
-        await self._save_closures(PmsFacts(first, last, {}, closures, prices), room_types, read_at)
+        await self._save_closures(PmsFacts(first, last, {}, closures, prices), closure_types, read_at)
         await self._poll(report, closures)
         summary.room_types = len(room_types)
         if prices.changed and mapping.connected:

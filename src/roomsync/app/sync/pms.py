@@ -83,8 +83,10 @@ async def read_pms(
     max_price_reads: int,
     price_window_nights: int,
     concurrency: int,
+    closure_types: Collection[int] | None = None,
 ) -> PmsFacts:
-    """Free rooms, closures and prices of the horizon (``located``: the closures located before)."""
+    """Free rooms, closures and prices of the horizon (``located``: the closures located before;
+    ``closure_types``: the types whose closures matter, all of ``room_type_ids`` when None)."""
     free = await read_free_rooms(client, first, last, Priority.AVAILABILITY)
     closures, prices = await read_closures_and_prices(
         client,
@@ -100,6 +102,7 @@ async def read_pms(
         max_price_reads=max_price_reads,
         price_window_nights=price_window_nights,
         concurrency=concurrency,
+        closure_types=closure_types,
     )
     return PmsFacts(first, last, free, closures, prices, read_at=now)
 
@@ -119,9 +122,13 @@ async def read_closures_and_prices(
     max_price_reads: int,
     price_window_nights: int,
     concurrency: int,
+    closure_types: Collection[int] | None = None,
 ) -> tuple[Closures, PmsPrices]:
     """The closure check (its windows read with ``CombinedExtended`` at the AVAILABILITY priority),
-    then the price detection, which takes the check's window totals as its first reads."""
+    then the price detection, which takes the check's window totals as its first reads.
+
+    ``closure_types``: the types whose closures are checked (all of ``room_type_ids`` when None);
+    the prices of every type of ``room_type_ids`` are detected."""
 
     async def check(window: Window) -> RoomTypeAvailabilityExtended:
         request = RoomTypeAvailabilityExtendedRequest(date_from=window.date_from, date_to=window.date_to)
@@ -136,7 +143,7 @@ async def read_closures_and_prices(
         combined,
         first,
         last,
-        room_type_ids,
+        room_type_ids if closure_types is None else closure_types,
         located,
         relocate=relocate_closures,
         window_nights=price_window_nights,

@@ -1,0 +1,138 @@
+"""The closure and price detection (``SyncEngine.detect_changes``) against the emulator.
+
+What it costs is counted in the emulator's request log, what it brings about is judged against
+the emulator's PMS and channel read-backs, never against the engine's own view.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sync_harness import (
+    HORIZON,
+    NOW,
+    POST_PRICES,
+    PUT_INVENTORY,
+    Control,
+    Emulator,
+    EngineFactory,
+    channel_mismatches,
+    closure_check_reads,
+    connected_mismatches,
+    load_demo_mapping,
+)
+
+from roomsync.adapters.store import Store
+from roomsync.app.sync import ListingStatus, SyncEngine
+
+FIRST = NOW.date()
+LAST = FIRST + timedelta(days=HORIZON - 1)
+DETECT_NIGHTS = 60
+NEAR = FIRST + timedelta(days=DETECT_NIGHTS - 1)
+ROOM_TYPE_LISTING = "41000003"  # sells room type 1
+SUITES_LISTING = "41000004"  # sells room type 2
+
+
+def night(offset: int) -> str:
+    return str(FIRST + timedelta(days=offset))
+
+
+def assert_converged(emulator: Emulator, control: Control) -> None:
+    assert channel_mismatches(emulator.state, control, FIRST, LAST) == []
+    assert connected_mismatches(emulator.state, control, FIRST, LAST) == []
+
+
+async def synced(
+    make_engine: EngineFactory, store: Store, emulator: Emulator, control: Control
+) -> SyncEngine:
+    engine = make_engine(store, detect_nights=DETECT_NIGHTS)
+    load_demo_mapping(store, engine.settings, emulator.state)
+    assert (await engine.sync_property()).result == "ok"
+    control.clear_log()
+    return engine
+
+
+async def test_nothing_changed_costs_the_check_of_the_near_nights_only(
+    emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
+) -> None:
+    engine = await synced(make_engine, sqlite_store, emulator, control)
+
+    report = await engine.detect_changes()
+
+    assert report.result == "ok" and report.listings == []
+    # the room types of the listings roomsync may push to (a type whose listings are all
+    # unconnected needs no closure check) and type 1, which feeds the connected channels
+    hints = emulator.state.scenario.hints["listings"]
+    watched = {h["pmsRoomTypeId"] for h in hints if h["connected"] in ("Full", "Limited")} | {1}
+    check = closure_check_reads(emulator.state, watched, FIRST, NEAR)
+    assert control.total() == check and control.writes() == 0
+    assert report.pms.closures_changed == () and report.pms.prices_changed == 0
+
+
+async def test_a_closure_a_second_closure_and_a_reopening_reach_the_channel(
+    emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
+) -> None:
+    engine = await synced(make_engine, sqlite_store, emulator, control)
+    control.call("POST", "/pms/close", {"dateFrom": night(10), "dateTo": night(11), "roomTypeId": 1})
+
+    closed = await engine.detect_changes()
+
+    assert closed.result == "ok" and closed.pms.closures_changed == (1,)
+    written = {o.listing_id for o in closed.listings if o.status is ListingStatus.WRITTEN}
+    assert written == {ROOM_TYPE_LISTING}
+    assert_converged(emulator, control)
+    days = control.calendar(ROOM_TYPE_LISTING, FIRST + timedelta(days=10), FIRST + timedelta(days=11))
+    assert {day["availability"] for day in days.values()} == {"unavailable"}
+
+    # a second closure of the same room type: the check reads around the known one and sees it
+    control.clear_log()
+    control.call("POST", "/pms/close", {"dateFrom": night(30), "dateTo": night(30), "roomTypeId": 1})
+    second = await engine.detect_changes()
+    assert second.pms.closures_changed == (1,)
+    assert_converged(emulator, control)
+
+    # the first closure lifted: its window now reads open
+    control.call(
+        "POST", "/pms/close", {"dateFrom": night(10), "dateTo": night(11), "roomTypeId": 1, "open": True}
+    )
+    lifted = await engine.detect_changes()
+    assert lifted.pms.closures_changed == (1,) and lifted.pms.closures_located == ()
+    assert_converged(emulator, control)
+    days = control.calendar(ROOM_TYPE_LISTING, FIRST + timedelta(days=10), FIRST + timedelta(days=11))
+    assert {day["availability"] for day in days.values()} == {"available"}
+
+
+async def test_a_price_change_reaches_the_listing_and_the_connected_channels(
+    emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
+) -> None:
+    engine = await synced(make_engine, sqlite_store, emulator, control)
+    for room_type_id in (1, 2):  # type 1 also feeds the connected channels
+        control.call(
+            "POST",
+            "/pms/price",
+            {"roomTypeId": room_type_id, "dateFrom": night(30), "dateTo": night(33), "price": "123.45"},
+        )
+
+    report = await engine.detect_changes()
+
+    assert report.result == "ok" and report.pms.prices_changed > 0
+    written = {o.listing_id for o in report.listings if o.status is ListingStatus.WRITTEN}
+    assert written == {ROOM_TYPE_LISTING, SUITES_LISTING}
+    counts = control.counts()
+    assert counts[PUT_INVENTORY] == 2 and counts[POST_PRICES] == 1
+    assert_converged(emulator, control)
+
+
+async def test_a_change_beyond_the_near_nights_waits_for_the_full_sync(
+    emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
+) -> None:
+    engine = await synced(make_engine, sqlite_store, emulator, control)
+    far = DETECT_NIGHTS + 10
+    control.call("POST", "/pms/close", {"dateFrom": night(far), "dateTo": night(far), "roomTypeId": 2})
+
+    quiet = await engine.detect_changes()
+    assert quiet.listings == [] and channel_mismatches(emulator.state, control, FIRST, LAST)
+
+    full = await engine.sync_property()
+    assert full.result == "ok"
+    assert_converged(emulator, control)
