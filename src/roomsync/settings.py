@@ -233,9 +233,10 @@ class Settings(BaseSettings):
         21_600.0, gt=0, description="Longest availability polling interval while any budget is left."
     )
     poll_budget_share: float = Field(
-        0.55, gt=0, le=1,
-        description="Most of a day's quota that availability polling plans to spend, pro rata for the "
-        "time left until the reset; the rest stays for other jobs, guests and other applications.",
+        0.5, gt=0, le=1,
+        description="Most of a day's quota that polling (availability, and closure and price "
+        "detection) plans to spend, pro rata for the time left until the reset; the rest stays for "
+        "the pushes, the other jobs, guests and other applications.",
     )
     availability_max_gap_seconds: float = Field(
         900.0, gt=0,
