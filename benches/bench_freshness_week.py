@@ -320,10 +320,16 @@ async def run(args: argparse.Namespace, base_url: str, clock: EmulatorClock, dat
         used.append((await control.get("/quota")).json()["usedCalls"])
         by_operation = (await control.get("/requests", params={"limit": 1})).json()["counts"]
         status = daemon.status()
+        by_kind: dict[str, list[int]] = {}
+        for past in daemon.store.sync_runs.recent_runs(daemon.property_id, limit=1_000_000):
+            if past.started_at >= start:
+                by_kind.setdefault(past.kind, []).append(past.requests_spent)
     await replica.stop()
     await replica.close()
     counted = ", ".join(f"{name} {count}" for name, count in sorted(by_operation.items()))
     print(f"requests of the week by operation: {counted}")
+    runs = ", ".join(f"{kind} {len(spent)} / {sum(spent)}" for kind, spent in sorted(by_kind.items()))
+    print(f"runs of the week (count / requests): {runs}")
     return report(args, desk, used, quota, status.schedule.explanation)
 
 

@@ -15,7 +15,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from roomsync.app.daemon.planning import Shapes, plan_polling
+from roomsync.app.daemon.planning import RunCosts, Shapes, plan_polling
 from roomsync.core.activity import HOURS_OF_WEEK, default_shape
 from roomsync.core.budget import BudgetSnapshot, Reserves
 from roomsync.settings import Settings
@@ -42,7 +42,7 @@ def test_a_quiet_paid_day_splits_the_share_between_polls_and_detections() -> Non
         resets_at=NOW + DAY,
         now=NOW,
         listings=5,
-        expected_changed_listings=0.0,
+        poll_cost=1.0,
         shapes=FLAT,
     )
     # 50 % of 1,500 = 750 for polling: 30 % (225) detects closures and prices, 525 polls availability.
@@ -66,7 +66,7 @@ def test_the_learned_week_puts_the_polls_where_the_changes_are() -> None:
             resets_at=NOW + DAY,
             now=NOW + timedelta(hours=hour),
             listings=5,
-            expected_changed_listings=0.0,
+            poll_cost=1.0,
             shapes=Shapes(default_shape(), default_shape()),
         ).interval
 
@@ -93,7 +93,7 @@ def test_the_server_reset_not_midnight_sets_the_time_left() -> None:
         resets_at=NOW + timedelta(hours=1),
         now=NOW,
         listings=5,
-        expected_changed_listings=0.0,
+        poll_cost=1.0,
         shapes=FLAT,
     )
     assert plan.seconds_to_reset == 3600
@@ -110,7 +110,7 @@ def test_a_free_licence_spreads_what_it_has_and_says_how_stale_it_can_get() -> N
         resets_at=NOW + DAY,
         now=NOW,
         listings=5,
-        expected_changed_listings=0.5,
+        poll_cost=1.5,
         shapes=FLAT,
     )
     # 50 % of 100 = 50: 35 for polls at 1.5 requests each (23.3 polls), 15 for detections. A
@@ -133,7 +133,7 @@ def test_a_costly_detection_runs_less_often() -> None:
             resets_at=NOW + DAY,
             now=NOW,
             listings=5,
-            expected_changed_listings=0.0,
+            poll_cost=1.0,
             detect_cost=cost,
             shapes=FLAT,
         )
@@ -153,7 +153,7 @@ def test_a_spent_day_plans_no_poll_until_the_reset() -> None:
         resets_at=NOW + timedelta(hours=5),
         now=NOW,
         listings=5,
-        expected_changed_listings=0.5,
+        poll_cost=1.5,
     )
     assert math.isinf(plan.interval) and math.isinf(plan.staleness_bound)
     assert math.isinf(plan.detect_interval)
@@ -169,7 +169,7 @@ def test_polling_never_runs_faster_than_the_minimum() -> None:
         resets_at=NOW + DAY,
         now=NOW,
         listings=5,
-        expected_changed_listings=0.0,
+        poll_cost=1.0,
     )
     assert plan.interval == 90
     assert plan.detect_interval == 300
@@ -187,8 +187,19 @@ def test_the_local_time_zone_decides_which_hours_are_busy() -> None:
             resets_at=NOW + DAY,
             now=at_six,
             listings=5,
-            expected_changed_listings=0.0,
+            poll_cost=1.0,
             shapes=Shapes(default_shape(), default_shape()),
         ).interval
 
     assert interval("Europe/Athens") < interval("UTC") / 2
+
+
+def test_run_costs_start_from_a_prior_and_follow_what_runs_cost() -> None:
+    costs = RunCosts()
+    assert costs.poll_cost == 1.5 and costs.detect_cost == 1.5  # one window + the prior's 0.5
+    for _ in range(10):
+        costs.poll_seen(1)
+    assert costs.poll_cost == pytest.approx((15 + 10) / 20)
+    costs.check_windows = 5  # two closures known: the check reads around them
+    costs.detection_seen(requests=25, windows=5)  # a price changed: 20 more to narrow and push
+    assert costs.detect_cost == pytest.approx(5 + (5 + 20) / 11)

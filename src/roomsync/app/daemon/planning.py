@@ -56,6 +56,42 @@ class Shapes:
         return cls(shape, shape)
 
 
+@dataclass
+class RunCosts:
+    """What polls and detections have cost so far, for planning the next ones: a running average
+    that starts from a prior worth ``PRIOR_RUNS`` runs, so one busy run does not halve the rate.
+
+    A poll costs its read plus one write per listing that changed; a detection its check windows
+    (known before it runs: they grow with the closures it must read around) plus what a change
+    costs it (locating a closure, narrowing a price, the free rooms read and the writes)."""
+
+    PRIOR_RUNS = 10
+    polls: int = 0
+    poll_requests: int = 0
+    detections: int = 0
+    detection_extra: int = 0
+    """Requests of the detections beyond their check windows."""
+    check_windows: int = 1
+    """The check windows of the next detection."""
+
+    def poll_seen(self, requests: int) -> None:
+        self.polls += 1
+        self.poll_requests += requests
+
+    def detection_seen(self, requests: int, windows: int) -> None:
+        self.detections += 1
+        self.detection_extra += max(requests - windows, 0)
+
+    @property
+    def poll_cost(self) -> float:
+        return (1.5 * self.PRIOR_RUNS + self.poll_requests) / (self.PRIOR_RUNS + self.polls)
+
+    @property
+    def detect_cost(self) -> float:
+        extra = (0.5 * self.PRIOR_RUNS + self.detection_extra) / (self.PRIOR_RUNS + self.detections)
+        return self.check_windows + extra
+
+
 @dataclass(frozen=True)
 class PollPlan:
     interval: float
@@ -97,12 +133,14 @@ def plan_polling(
     resets_at: datetime,
     now: datetime,
     listings: int,
-    expected_changed_listings: float,
+    poll_cost: float = 1.5,
     detect_cost: float = 1.0,
     shapes: Shapes | None = None,
 ) -> PollPlan:
     """The plan of both detections for a budget ``snapshot`` and the server's reset instant;
-    ``detect_cost``: requests one closure and price detection is expected to take."""
+    ``poll_cost`` and ``detect_cost``: the requests one availability poll and one closure and
+    price detection are expected to take, their writes and narrowing reads included
+    (:class:`RunCosts`)."""
     quota = snapshot.quota
     seconds_to_reset = max((resets_at - now).total_seconds(), 1.0)
     guest_reserve = reserves.count(Priority.AVAILABILITY, quota)
@@ -125,7 +163,7 @@ def plan_polling(
         hour=hour,
         seconds_into_hour=into_hour,
         seconds_to_reset=seconds_to_reset,
-        runs=poll_budget / (POLL_COSTS.availability_poll + max(expected_changed_listings, 0.0)),
+        runs=poll_budget / max(poll_cost, 1.0),
         min_interval=settings.poll_min_seconds,
         max_gap=min(settings.availability_max_gap_seconds, settings.poll_max_seconds),
     )

@@ -52,7 +52,7 @@ from roomsync.app.daemon.observe import (
     set_listing_gauges,
     set_store_gauges,
 )
-from roomsync.app.daemon.planning import PollPlan, Shapes, plan_polling
+from roomsync.app.daemon.planning import PollPlan, RunCosts, Shapes, plan_polling
 from roomsync.app.daemon.scheduler import ChainScheduler, wall_now
 from roomsync.app.daemon.startup import check_credentials, check_mapping, check_settings
 from roomsync.app.daemon.status import JobStatus, PropertyStatus, collect_status, schedule_from_plan
@@ -74,7 +74,6 @@ PUSH = "push"
 RESYNC = "resync"
 SCHEDULED = (PRICES, POLL, DETECT, RECONCILE, REPUSH)
 HEALTHY_RESULTS = frozenset({"ok", "ok_with_warnings"})
-PRIOR_POLLS = 10
 PLAN_CHANGE_LOGGED = 0.25
 """A new poll interval is logged when it differs from the last one logged by more than this share."""
 
@@ -156,13 +155,11 @@ class Daemon:
         self.started_at: datetime | None = None
         self.plan: PollPlan | None = None
         self._gauges = GaugeState()
-        self._polls = 0
-        self._listings_written = 0
+        self.costs = RunCosts()
+        """What polls and detections have cost so far (the plan spends the budget by it)."""
         self._logged_interval: float | None = None
         self._shapes: Shapes | None = None
         """The learned weeks, reloaded from the store after a run that saw a change."""
-        self._detect_cost = 1.0
-        """Requests the next detection is expected to take (its check windows)."""
         self._scheduler = ChainScheduler()
         self._running: set[asyncio.Task[object]] = set()
         self._firing: set[str] = set()
@@ -406,8 +403,9 @@ class Daemon:
         else:
             self.health.failure(kind, describe_failure(report), now)
         if kind == POLL:
-            self._polls += 1
-            self._listings_written += sum(1 for o in report.listings if o.status is ListingStatus.WRITTEN)
+            self.costs.poll_seen(report.requests)
+        if kind == DETECT:
+            self.costs.detection_seen(report.requests, self.costs.check_windows)
         if kind == RECONCILE:
             for outcome in report.listings:
                 if outcome.read_channel:
@@ -503,7 +501,7 @@ class Daemon:
     async def _estimate_detection(self) -> None:
         """What the next detection will cost (its check windows), for the plan."""
         with contextlib.suppress(NoMapping):
-            self._detect_cost = float(len(await self.engine.detection_windows()))
+            self.costs.check_windows = len(await self.engine.detection_windows())
 
     async def _push(self, room_type_id: int, nights: list[date], exclude: str | None, changes: int) -> None:
         self.metrics.targeted_push_changes.labels(self.property_id).inc(changes)
@@ -534,12 +532,6 @@ class Daemon:
         mapping = self.store.mappings.load_mapping(self.property_id)
         return len(mapping.listings) if mapping else 0
 
-    @property
-    def changed_per_poll(self) -> float:
-        """Listings a poll is expected to write: the average so far, starting from a prior of 0.5
-        worth ten polls (a smooth estimate: one busy poll must not halve the polling rate)."""
-        return (0.5 * PRIOR_POLLS + self._listings_written) / (PRIOR_POLLS + self._polls)
-
     def replan(self) -> PollPlan:
         gate = self.client.gate if self._engine is not None else self._clients[0].gate
         now = self.clock()
@@ -550,8 +542,8 @@ class Daemon:
             resets_at=gate.resets_at(),
             now=now,
             listings=self._listing_count(),
-            expected_changed_listings=self.changed_per_poll,
-            detect_cost=self._detect_cost,
+            poll_cost=self.costs.poll_cost,
+            detect_cost=self.costs.detect_cost,
             shapes=self._shapes,
         )
         self.plan = plan

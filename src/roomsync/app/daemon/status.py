@@ -234,7 +234,6 @@ def collect_status(
             resets_at=resets,
             now=now,
             listings=sum(1 for row in listings if row.mapped),
-            expected_changed_listings=0.5,
         )
         schedule = schedule_from_plan(
             plan, running=False, started_at=None, time_scale=settings.time_scale, jobs=[]
