@@ -259,7 +259,7 @@ class Settings(BaseSettings):
         "sync (price_check_interval_seconds) checks the whole horizon.",
     )
     detect_budget_share: float = Field(
-        0.3, gt=0, lt=1,
+        0.45, gt=0, lt=1,
         description="Share of the polling budget (poll_budget_share) spent detecting closures and "
         "price changes; the rest polls availability.",
     )
@@ -269,8 +269,10 @@ class Settings(BaseSettings):
         "the week (when the front desk changes things, per kind).",
     )
     price_check_interval_seconds: float = Field(
-        10_800.0, gt=0,
-        description="Seconds between full syncs that also detect PMS price changes and locate closures.",
+        21_600.0, gt=0,
+        description="Seconds between full syncs: the whole horizon's closure check and price "
+        "detection, every listing brought in step (the detection checks the next detect_nights "
+        "nights more often).",
     )
     reconcile_interval_seconds: float = Field(
         86_400.0, gt=0,

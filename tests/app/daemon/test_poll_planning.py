@@ -31,7 +31,7 @@ def snapshot(quota: int, used: int) -> BudgetSnapshot:
 
 
 def settings(**values: object) -> Settings:
-    return Settings(**({"poll_budget_share": 0.5} | values))  # type: ignore[arg-type]
+    return Settings(**({"poll_budget_share": 0.5, "detect_budget_share": 0.3} | values))  # type: ignore[arg-type]
 
 
 def test_a_quiet_paid_day_splits_the_share_between_polls_and_detections() -> None:
