@@ -14,3 +14,14 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pyt
         if name.startswith("ROOMSYNC_"):
             monkeypatch.delenv(name)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg-data")))
+
+
+SERIAL_DIRECTORIES = ("tests/app/daemon/",)
+"""Tests that run real daemons against compressed schedules: one at a time, on one worker, so
+their timings are not shared with another daemon of the suite (the rest spreads over both)."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.nodeid.startswith(SERIAL_DIRECTORIES):
+            item.add_marker(pytest.mark.xdist_group("daemons"))
