@@ -233,7 +233,7 @@ class Settings(BaseSettings):
         21_600.0, gt=0, description="Longest availability polling interval while any budget is left."
     )
     poll_budget_share: float = Field(
-        0.5, gt=0, le=1,
+        0.47, gt=0, le=1,
         description="Most of a day's quota that polling (availability, and closure and price "
         "detection) plans to spend, pro rata for the time left until the reset; the rest stays for "
         "the pushes, the other jobs, guests and other applications.",

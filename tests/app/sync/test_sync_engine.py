@@ -37,10 +37,11 @@ LAST = FIRST + timedelta(days=HORIZON - 1)
 DOUBLES = ("2001", "41000003")  # room-type listing of room type 1
 
 
-def mapped_types(store: Store, property_id: str) -> set[int]:
-    mapping = store.mappings.load_mapping(property_id)
-    assert mapping is not None
-    return {entry.room_type_id for entry in mapping.listings}
+def pushed_types(emulator: Emulator) -> set[int]:
+    """The room types of the listings connected on the channel: the only ones whose closures the
+    check reads around (a type whose listings are all unconnected cannot be pushed to)."""
+    hints = emulator.state.scenario.hints["listings"]
+    return {h["pmsRoomTypeId"] for h in hints if h["connected"] in ("Full", "Limited")}
 
 
 def assert_converged(emulator: Emulator, control: Control) -> None:
@@ -79,7 +80,7 @@ async def test_demo_property_converges_and_a_quiet_sync_costs_its_closure_check(
     assert second.result == "ok"
     assert control.writes() == 0
     # the free rooms, and the closure check (whose windows also settle every price): nothing else
-    check = closure_check_reads(emulator.state, mapped_types(store_on, engine.property_id), FIRST, LAST)
+    check = closure_check_reads(emulator.state, pushed_types(emulator), FIRST, LAST)
     assert check > 1  # the demo has room-type closures: the check reads around them
     assert control.total() == 1 + check, control.counts()
     assert all(o.status in (ListingStatus.UNCHANGED, ListingStatus.PAUSED) for o in second.listings)
@@ -262,7 +263,7 @@ async def test_plan_sends_no_write_and_the_sync_after_it_reads_nothing_twice(
     report = await engine.sync_property()
     # the channel reads, the cold price cache and the closures' locating were paid by the plan:
     # what is left is the free rooms and the closure check around the closures it located
-    check = closure_check_reads(emulator.state, mapped_types(sqlite_store, engine.property_id), FIRST, LAST)
+    check = closure_check_reads(emulator.state, pushed_types(emulator), FIRST, LAST)
     assert control.counts().get(READ_INVENTORY, 0) == 0 and control.total() - control.writes() == 1 + check
     assert report.operations == plan.planned_operations
     assert_converged(emulator, control)

@@ -125,6 +125,18 @@ def pause_reason(state: ListingState, facts: ListingFacts | None) -> str | None:
     return None
 
 
+def active_types(
+    listings: Iterable[ListingMapping],
+    states: dict[tuple[str, str], ListingState],
+    facts: dict[tuple[str, str], ListingFacts],
+) -> list[int]:
+    """The room types of the listings roomsync may push to: only their closures matter (a type
+    whose every listing is paused or not connected is checked again once one is resumed)."""
+    return sorted(
+        {e.room_type_id for e in listings if pause_reason(states[e.key], facts.get(e.key)) is None}
+    )
+
+
 def pause_label(reason: str) -> str:
     """A bounded metric label for a pause reason."""
     if room_type_gone(reason):
@@ -367,6 +379,8 @@ class SyncEngine:
             states = await self._listing_states(listings)
         pushes = mapping.connected if only is None else ()
         room_types = sorted({entry.room_type_id for entry in listings} | {p.room_type_id for p in pushes})
+        listing_facts = await asyncio.to_thread(self.sync_state.listing_facts, self.property_id)
+        closure_types = active_types(listings, states, listing_facts)
         self.progress("pms", 0, 1)
         read_at = self.clock()
         facts = await read_pms(
@@ -383,9 +397,9 @@ class SyncEngine:
             max_price_reads=self._max_price_reads(),
             price_window_nights=self.options.price_window_nights,
             concurrency=self.options.concurrency,
-            closure_types=sorted({entry.room_type_id for entry in listings}),
+            closure_types=closure_types,
         )
-        await self._save_closures(facts, room_types, read_at)
+        await self._save_closures(facts, closure_types, read_at)
         self._summarise_pms(report, facts, len(room_types))
         self.progress("pms", 1, 1)
         run = ListingRun(
@@ -711,12 +725,8 @@ class SyncEngine:
         these and the types feeding the connected channels (whose prices closures do not touch)."""
         states = await self._listing_states(mapping.listings)
         facts = await asyncio.to_thread(self.sync_state.listing_facts, self.property_id)
-        active = {
-            entry.room_type_id
-            for entry in mapping.listings
-            if pause_reason(states[entry.key], facts.get(entry.key)) is None
-        }
-        return sorted(active), sorted(active | {push.room_type_id for push in mapping.connected})
+        active = active_types(mapping.listings, states, facts)
+        return active, sorted(set(active) | {push.room_type_id for push in mapping.connected})
 
     async def _detect(self, report: SyncReport) -> None:
         mapping = await self._mapping()
