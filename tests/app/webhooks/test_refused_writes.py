@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from roomsync.adapters.store.webhook_records import SqlWebhookRecords
+from roomsync.app.webhook_replay import replay_event
 from roomsync.core.ports import InboxStatus
 from support.webhooks import PROPERTY, STUDIO_A, Harness
 
@@ -63,7 +64,8 @@ async def test_a_refused_create_is_sent_once_marked_for_a_person_and_placed_by_a
 
     # the hotel adds the currency; an operator replays the event
     harness.state.pms.exchange_rates["CHF"] = Decimal("0.95")
-    harness.store.inbox.mark_failed(PROPERTY, item.id, "replay (test)", item.received_at, item.received_at)
+    said = replay_event(harness.store, PROPERTY, item.id, item.received_at)  # what `webhooks replay` does
+    assert "queued again" in said
     await harness.drain()
     placed = harness.the_pms_reservation(code)
     assert (placed.date_from, placed.date_to) == (harness.day(230), harness.day(232))
@@ -76,7 +78,7 @@ async def test_a_refused_create_is_sent_once_marked_for_a_person_and_placed_by_a
 def fires_on(tmp_path: Path, value: float) -> None:
     promtool = shutil.which("promtool")
     if promtool is None:
-        pytest.skip("promtool is not installed here (apt-get install prometheus); CI installs it")
+        pytest.fail("promtool is missing: the README's test command and .ci/run install it (prometheus)")
     test_file = tmp_path / "refused_alert_test.yml"
     test_file.write_text(
         f"""rule_files: [{ALERTS}]
