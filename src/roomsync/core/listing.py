@@ -15,12 +15,13 @@ def listing_text(account_id: str, listing_id: str) -> str:
     return f"{account_id}/{listing_id}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, order=True)
 class ListingKey:
     """One listing of one property on the rental channel: the one key of a listing everywhere.
 
     Its text form is ``ACCOUNT/LISTING`` (:func:`listing_text`); the property is the context it is
-    read in (``--property``, the URL), so :meth:`parse` is given it.
+    read in (``--property``, the URL), so :meth:`parse` is given it. Keys sort by property, account,
+    listing.
     """
 
     property_id: str

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from roomsync.core.listing import ListingKey
+from roomsync.core.listing import ListingKey, listing_text
 from roomsync.core.sync.calendar import ListingKind
 
 Weekday = Annotated[int, Field(ge=0, le=6, description="0 = Sunday ... 6 = Saturday (document 01).")]
@@ -96,13 +96,15 @@ class ListingMapping(_Strict):
     restrictions: Restrictions = Restrictions()
     availability_rules: AvailabilityRules | None = None
 
-    @property
-    def key(self) -> tuple[str, str]:
-        return (self.account_id, self.listing_id)
-
     def listing_key(self, property_id: str) -> ListingKey:
-        """The listing's key in the property whose mapping this is."""
+        """The listing's key in the property whose mapping this is (its only key: a mapping entry
+        has no identity of its own apart from the property it belongs to)."""
         return ListingKey(property_id, self.account_id, self.listing_id)
+
+    @property
+    def text(self) -> str:
+        """``ACCOUNT/LISTING`` (:func:`~roomsync.core.listing.listing_text`)."""
+        return listing_text(self.account_id, self.listing_id)
 
 
 class ConnectedPush(_Strict):
@@ -126,14 +128,14 @@ class Mapping(_Strict):
 
     @model_validator(mode="after")
     def _consistent(self) -> Mapping:
-        seen: set[tuple[str, str]] = set()
+        seen: set[str] = set()
         for listing in self.listings:
-            if listing.key in seen:
-                raise ValueError(f"listing {listing.account_id}/{listing.listing_id} is mapped twice")
-            seen.add(listing.key)
+            if listing.text in seen:
+                raise ValueError(f"listing {listing.text} is mapped twice")
+            seen.add(listing.text)
             if listing.currency != self.currency:
                 raise ValueError(
-                    f"listing {listing.account_id}/{listing.listing_id}: currency {listing.currency} "
+                    f"listing {listing.text}: currency {listing.currency} "
                     f"differs from the PMS currency {self.currency}; prices cannot be converted"
                 )
         types = [push.room_type_id for push in self.connected]
@@ -170,14 +172,17 @@ def _describe_location(data: dict[str, Any], loc: tuple[int | str, ...]) -> str:
 def mapping_problems(
     mapping: Mapping,
     *,
+    property_id: str,
     pms_currency: str,
     room_type_ids: Collection[int],
-    listings: Collection[tuple[str, str]],
+    listings: Collection[ListingKey],
 ) -> list[str]:
-    """What in ``mapping`` the service does not have, one line per wrong entry (empty: none).
+    """What in ``mapping`` (property ``property_id``'s) the service does not have, one line per
+    wrong entry (empty: none).
 
-    ``room_type_ids`` are the PMS's room types, ``listings`` the channel's (account, listing)
-    pairs; an account none of them belongs to is reported as such (not authorized, or mistyped).
+    ``room_type_ids`` are the PMS's room types, ``listings`` the channel's listings as the
+    property's client sees them; an account none of them belongs to is reported as such (not
+    authorized, or mistyped).
     """
     problems: list[str] = []
     if mapping.currency != pms_currency:
@@ -187,17 +192,17 @@ def mapping_problems(
         )
     types = set(room_type_ids)
     known = set(listings)
-    accounts = {account for account, _ in known}
+    accounts = {key.account_id for key in known}
     shown_types = ", ".join(str(t) for t in sorted(types)) or "none"
     shown_accounts = ", ".join(sorted(accounts)) or "none"
     for entry in mapping.listings:
-        where = f"listing {entry.account_id}/{entry.listing_id}"
+        where = f"listing {entry.text}"
         if entry.account_id not in accounts:
             problems.append(
                 f"{where}: account {entry.account_id} is not among the channel's authorized accounts "
                 f"({shown_accounts})"
             )
-        elif entry.key not in known:
+        elif entry.listing_key(property_id) not in known:
             problems.append(f"{where}: the channel has no such listing under account {entry.account_id}")
         if entry.room_type_id not in types:
             problems.append(

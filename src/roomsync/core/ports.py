@@ -394,16 +394,16 @@ class SyncStateStore(Protocol):
         they were because a later read was there (``None`` is the property's)."""
         ...
 
-    def listing_facts(self, property_id: str) -> dict[tuple[str, str], ListingFacts]:
-        """Per ``(account_id, listing_id)``."""
+    def listing_facts(self, property_id: str) -> dict[ListingKey, ListingFacts]:
+        """The facts stored of the property's listings, per listing."""
         ...
 
     def save_listing_facts(self, facts: Sequence[ListingFacts]) -> int:
         """Upsert each listing's facts unless a later read of it is stored; returns rows written."""
         ...
 
-    def digests(self, property_id: str) -> dict[tuple[str, str], StoredDigest]:
-        """Per ``(account_id, listing_id)``: the rows there are (a listing without one is at
+    def digests(self, property_id: str) -> dict[ListingKey, StoredDigest]:
+        """The property's digest rows there are, per listing (a listing without one is at
         version 0)."""
         ...
 
@@ -412,9 +412,9 @@ class SyncStateStore(Protocol):
         row as it now stands (compare the version with ``read_version + 1`` to know who won)."""
         ...
 
-    def forget_digests(self, property_id: str, keys: Collection[tuple[str, str]]) -> None:
-        """Clear the digests of ``keys`` and move their versions on (their ledgers changed outside
-        a full sync: a full sync in progress must not keep a digest it computed before)."""
+    def forget_digests(self, listings: Collection[ListingKey]) -> None:
+        """Clear the digests of ``listings`` and move their versions on (their ledgers changed
+        outside a full sync: a full sync in progress must not keep a digest it computed before)."""
         ...
 
 

@@ -89,8 +89,8 @@ def test_listing_facts_are_written_per_listing_and_a_later_read_wins(
 
     facts = store.sync_state.listing_facts(property_id)
     assert facts == {
-        ("A1", "L1"): ListingFacts(a, False, 5, later),
-        ("A1", "L2"): ListingFacts(b, True, None, AT),
+        a: ListingFacts(a, False, 5, later),
+        b: ListingFacts(b, True, None, AT),
     }
 
 
@@ -105,8 +105,8 @@ def test_a_digest_is_kept_only_if_its_row_did_not_change_since_it_was_read(
     assert store.sync_state.keep_digest(key, "d1", 0) == StoredDigest(key, "d1", 1)
 
     # two writers read version 1: a full sync (store) and a targeted push (second_store)
-    read = store.sync_state.digests(property_id)[("A1", "L1")]
-    second_store.sync_state.forget_digests(property_id, [("A1", "L1")])
+    read = store.sync_state.digests(property_id)[key]
+    second_store.sync_state.forget_digests([key])
     lost = store.sync_state.keep_digest(key, "d2", read.version)
 
     assert lost == StoredDigest(key, None, 2)  # it re-reads the row: the push's, not its own
@@ -118,7 +118,7 @@ def test_forgetting_a_digest_never_kept_still_fences_a_sync_that_read_its_absenc
     store: Store, second_store: Store, property_id: str
 ) -> None:
     key = ListingKey(property_id, "A1", "L9")
-    second_store.sync_state.forget_digests(property_id, [("A1", "L9")])  # between the read and the keep
+    second_store.sync_state.forget_digests([key])  # between the read and the keep
     assert store.sync_state.keep_digest(key, "d1", 0) == StoredDigest(key, None, 1)
 
 
@@ -143,7 +143,7 @@ def test_of_two_writers_racing_one_digest_exactly_one_wins(
     assert len(winners) == 1, results
     assert {row.version for row in results.values()} == {2}
     assert {row.digest for row in results.values()} == {f"digest-{winners[0]}"}
-    assert store.sync_state.digests(property_id)[("A1", "L1")] == StoredDigest(key, f"digest-{winners[0]}", 2)
+    assert store.sync_state.digests(property_id)[key] == StoredDigest(key, f"digest-{winners[0]}", 2)
 
 
 def run_threads(target: Callable[[int], None], count: int) -> None:
@@ -250,17 +250,16 @@ def test_migration_0009_moves_the_json_memo_into_rows_and_back(empty_database_ur
             property_wide=((D, D),),
             room_types={4: ((night(2), night(3)), (night(9), night(9)))},
         )
+        l1, l2 = ListingKey("hotel-1", "A1", "L1"), ListingKey("hotel-1", "A1", "L2")
         assert state.listing_facts("hotel-1") == {
-            ("A1", "L1"): ListingFacts(ListingKey("hotel-1", "A1", "L1"), False, 3, AT),
-            ("A1", "L2"): ListingFacts(ListingKey("hotel-1", "A1", "L2"), True, None, AT),
+            l1: ListingFacts(l1, False, 3, AT),
+            l2: ListingFacts(l2, True, None, AT),
         }
-        assert state.digests("hotel-1") == {
-            ("A1", "L1"): StoredDigest(ListingKey("hotel-1", "A1", "L1"), "abc", 1)
-        }
+        assert state.digests("hotel-1") == {l1: StoredDigest(l1, "abc", 1)}
         assert state.located_closures("hotel-2") == LocatedClosures() and state.digests("hotel-2") == {}
         assert "sync_memo" not in sa.inspect(store.engine).get_table_names()
         # written per key from here on, as the engine does
-        state.forget_digests("hotel-1", [("A1", "L1")])
+        state.forget_digests([l1])
 
     engine = create_engine(url)
     try:

@@ -15,7 +15,7 @@ from roomsync.adapters.store.webhook_records import ChannelBooking, CheckoutAnsw
 from roomsync.app.night_story import night_story, story_lines
 from roomsync.core.api.channel import Availability, InventoryOperation, InventoryUpdate
 from roomsync.core.history import EntryKind
-from roomsync.core.ports import RateKey
+from roomsync.core.ports import ListingKey, RateKey
 
 FIRST = NOW.date()
 LAST = FIRST + timedelta(days=HORIZON - 1)
@@ -157,7 +157,7 @@ async def test_old_history_is_pruned_and_a_drift_is_recorded(
             ],
         )
     )
-    report = await engine.resync([(ACCOUNT, DOUBLES)], night, night)
+    report = await engine.resync([ListingKey(pid, ACCOUNT, DOUBLES)], night, night)
     assert report.result == "ok"
     entries = sqlite_store.history.entries(pid, ACCOUNT, DOUBLES, night, night)
     kinds = [(e.kind, e.field, e.old, e.new) for e in entries]

@@ -283,9 +283,10 @@ async def test_resync_repairs_drift_the_ledger_cannot_see(
     assert control.calendar("41000003", drift, drift)[drift]["availability"] == "unavailable"
     control.clear_log()
 
-    report = await engine.resync([DOUBLES], drift - timedelta(days=3), drift + timedelta(days=10))
+    doubles = ListingKey(engine.property_id, *DOUBLES)
+    report = await engine.resync([doubles], drift - timedelta(days=3), drift + timedelta(days=10))
 
-    outcome = report.outcome(*DOUBLES)
+    outcome = report.outcome(doubles)
     assert outcome is not None and outcome.status is ListingStatus.WRITTEN and outcome.read_channel
     assert outcome.drift_days == 3
     assert [o.listing_id for o in report.listings] == ["41000003"]

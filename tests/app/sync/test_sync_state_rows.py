@@ -8,6 +8,7 @@ from sync_harness import Control, Emulator, EngineFactory, load_demo_mapping
 
 from roomsync.adapters.store import Store, open_store
 from roomsync.app.sync import ListingStatus
+from roomsync.core.ports import ListingKey
 
 STUDIO_LISTINGS = {"41000001", "41000002"}
 
@@ -22,15 +23,16 @@ async def test_a_full_sync_keeps_its_digests_and_a_push_forgets_those_of_the_lis
     first = await engine.sync_property()
 
     in_step = {o.key for o in first.listings if o.status in (ListingStatus.WRITTEN, ListingStatus.UNCHANGED)}
-    kept = {f"{a}/{b}": row for (a, b), row in store_on.sync_state.digests(pid).items() if row.digest}
+    kept = {key.text: row for key, row in store_on.sync_state.digests(pid).items() if row.digest}
     assert in_step and set(kept) == in_step
     facts = store_on.sync_state.listing_facts(pid)
-    assert {f"{a}/{b}" for a, b in facts} == {o.key for o in first.listings}
+    assert {key.text for key in facts} == {o.key for o in first.listings}
+    assert all(key.property_id == pid and fact.listing == key for key, fact in facts.items())
     located = store_on.sync_state.located_closures(pid)
     assert set(located.room_types) == set(first.pms.closures_located) and located.room_types
 
     second = await engine.sync_property()  # quiet: every digest holds, no row is written
-    assert {f"{a}/{b}": row for (a, b), row in store_on.sync_state.digests(pid).items()} == kept
+    assert {key.text: row for key, row in store_on.sync_state.digests(pid).items()} == kept
     assert second.pms.closures_remembered == first.pms.closures_located
 
     night = first.first_night
@@ -38,7 +40,7 @@ async def test_a_full_sync_keeps_its_digests_and_a_push_forgets_those_of_the_lis
     pushed = await engine.push_nights(4, [night])
     written = {o.key for o in pushed.listings}
     assert {key.split("/")[1] for key in written} == STUDIO_LISTINGS
-    after = {f"{a}/{b}": row for (a, b), row in store_on.sync_state.digests(pid).items()}
+    after = {key.text: row for key, row in store_on.sync_state.digests(pid).items()}
     for key in written:
         assert after[key].digest is None and after[key].version == kept[key].version + 1
     assert {k: v for k, v in after.items() if k not in written} == {
@@ -55,20 +57,21 @@ async def test_a_digest_is_not_kept_when_another_replica_pushed_the_listing_duri
     engine = make_engine(store_on)
     load_demo_mapping(store_on, engine.settings, emulator.state)
     pid = engine.property_id
+    studio = ListingKey(pid, "2001", "41000001")
     with open_store(database_url) as other_replica:
 
         def progress(stage: str, done: int, total: int) -> None:
             if stage == "listings" and done == 0:
-                other_replica.sync_state.forget_digests(pid, [("2001", "41000001")])
+                other_replica.sync_state.forget_digests([studio])
 
         engine.progress = progress
         report = await engine.sync_property()
 
     assert report.result == "ok"
     rows = store_on.sync_state.digests(pid)
-    assert rows[("2001", "41000001")].digest is None  # the push's row stands
-    others = {key: row for key, row in rows.items() if key != ("2001", "41000001")}
+    assert rows[studio].digest is None  # the push's row stands
+    others = {key: row for key, row in rows.items() if key != studio}
     assert others and all(row.digest for row in others.values())
     # the next sync compares that listing against its ledger, and keeps its digest then
     await make_engine(store_on).sync_property()
-    assert store_on.sync_state.digests(pid)[("2001", "41000001")].digest is not None
+    assert store_on.sync_state.digests(pid)[studio].digest is not None

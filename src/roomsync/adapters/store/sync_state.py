@@ -111,16 +111,14 @@ class SqlSyncState:
 
     # --- listing facts ---------------------------------------------------------------------------
 
-    def listing_facts(self, property_id: str) -> dict[tuple[str, str], ListingFacts]:
+    def listing_facts(self, property_id: str) -> dict[ListingKey, ListingFacts]:
         with read_tx(self._engine) as conn:
             rows = conn.execute(sa.select(LISTING_FACT).where(F.property_id == property_id)).all()
-        found: dict[tuple[str, str], ListingFacts] = {}
+        found: dict[ListingKey, ListingFacts] = {}
         for row in rows:
             m = row._mapping
             key = ListingKey(m["property_id"], m["account_id"], m["listing_id"])
-            found[(key.account_id, key.listing_id)] = ListingFacts(
-                key, m["missing"], m["total_inventory_count"], m["read_at"]
-            )
+            found[key] = ListingFacts(key, m["missing"], m["total_inventory_count"], m["read_at"])
         return found
 
     def save_listing_facts(self, facts: Sequence[ListingFacts]) -> int:
@@ -155,15 +153,14 @@ class SqlSyncState:
 
     # --- digests ---------------------------------------------------------------------------------
 
-    def digests(self, property_id: str) -> dict[tuple[str, str], StoredDigest]:
+    def digests(self, property_id: str) -> dict[ListingKey, StoredDigest]:
         with read_tx(self._engine) as conn:
             rows = conn.execute(sa.select(LISTING_DIGEST).where(D.property_id == property_id)).all()
-        return {
-            (row.account_id, row.listing_id): StoredDigest(
-                ListingKey(property_id, row.account_id, row.listing_id), row.digest, row.version
-            )
-            for row in rows
-        }
+        found: dict[ListingKey, StoredDigest] = {}
+        for row in rows:
+            key = ListingKey(property_id, row.account_id, row.listing_id)
+            found[key] = StoredDigest(key, row.digest, row.version)
+        return found
 
     def keep_digest(self, listing: ListingKey, digest: str, read_version: int) -> StoredDigest:
         where = _where(listing)
@@ -181,12 +178,12 @@ class SqlSyncState:
             stored = conn.execute(sa.select(D.digest, D.version).where(where)).one()
         return StoredDigest(listing, stored.digest, stored.version)
 
-    def forget_digests(self, property_id: str, keys: Collection[tuple[str, str]]) -> None:
-        if not keys:
+    def forget_digests(self, listings: Collection[ListingKey]) -> None:
+        if not listings:
             return
         rows = [
-            {"property_id": property_id, "account_id": a, "listing_id": b, "digest": None, "version": 1}
-            for a, b in sorted(set(keys))
+            {**_key_of_row(listing), "digest": None, "version": 1}
+            for listing in sorted(set(listings), key=_key_of)  # one order for every writer
         ]
         with write_tx(self._engine) as conn:
             stmt = insert_for(conn, LISTING_DIGEST)

@@ -29,15 +29,15 @@ LISTING_HELP = "ACCOUNT/LISTING, or the LISTING id alone when one account has it
 def mapped_listing(store: Store, property_id: str, listing: str) -> ListingKey:
     """The mapped listing ``listing`` names (``ACCOUNT/LISTING`` or ``LISTING``), or exit 2."""
     mapping = store.mappings.load_mapping(property_id)
-    keys = [entry.key for entry in mapping.listings] if mapping is not None else []
+    keys = [entry.listing_key(property_id) for entry in mapping.listings] if mapping is not None else []
     account, _, listing_id = listing.rpartition("/")
-    matches = [k for k in keys if k[1] == listing_id and (not account or k[0] == account)]
+    matches = [k for k in keys if k.listing_id == listing_id and (not account or k.account_id == account)]
     if not matches:
         raise fail(f"listing {listing} is not in the mapping of property {property_id}")
     if len(matches) > 1:
-        named = ", ".join(f"{a}/{lid}" for a, lid in matches)
+        named = ", ".join(key.text for key in matches)
         raise fail(f"listing {listing} is in several accounts ({named}): write ACCOUNT/LISTING")
-    return ListingKey(property_id, *matches[0])
+    return matches[0]
 
 
 def _set_paused(

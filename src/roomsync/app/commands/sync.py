@@ -133,13 +133,12 @@ def sync(
     _exit_for(report)
 
 
-def _listing_keys(property_id: str, values: list[str]) -> list[tuple[str, str]]:
-    """The ``--listing`` keys, as the (account, listing) pairs the engine takes."""
+def _listing_keys(property_id: str, values: list[str]) -> list[ListingKey]:
+    """The ``--listing`` keys of the property (``ACCOUNT/LISTING`` each), or exit 2."""
     try:
-        keys = [ListingKey.parse(property_id, value) for value in values]
+        return [ListingKey.parse(property_id, value) for value in values]
     except ValueError as error:
         raise fail(f"--{error}") from None
-    return [(key.account_id, key.listing_id) for key in keys]
 
 
 def resync(
@@ -189,17 +188,14 @@ def status(
         store = open_store(settings)
         try:
             mapping = store.mappings.load_mapping(pid)
-            states = {
-                (s.listing.account_id, s.listing.listing_id): s
-                for s in store.listing_states.list_listing_states(pid)
-            }
+            states = {s.listing: s for s in store.listing_states.list_listing_states(pid)}
             runs = store.sync_runs.recent_runs(pid, limit=5)
             view = budget_for_today(store.budget, context)
             if mapping is not None:
                 for entry in mapping.listings:
-                    key = (entry.account_id, entry.listing_id)
+                    key = entry.listing_key(pid)
                     if key not in states:
-                        states[key] = store.listing_states.get_listing_state(ListingKey(pid, *key))
+                        states[key] = store.listing_states.get_listing_state(key)
         finally:
             store.close()
     if as_json:
@@ -207,10 +203,7 @@ def status(
             {
                 "property": pid,
                 "mapping_loaded": mapping is not None,
-                "listings": [
-                    {"listing": f"{key[0]}/{key[1]}", "state": state}
-                    for key, state in sorted(states.items())
-                ],
+                "listings": [{"listing": key.text, "state": state} for key, state in sorted(states.items())],
                 "recent_runs": runs,
                 "budget": view,
             }
@@ -220,7 +213,7 @@ def status(
     if mapping is None:
         console.print("no mapping loaded: `roomsync mappings suggest`, then `roomsync mappings load FILE`")
     else:
-        rows = [(e.account_id, e.listing_id, e.room_type_id, e.kind.value) for e in mapping.listings]
+        rows = [(e.listing_key(pid), e.room_type_id, e.kind.value) for e in mapping.listings]
         console.print(states_table(rows, states))
     console.print(runs_table(runs) if runs else "no sync has run yet")
     console.print(render_budget(view))

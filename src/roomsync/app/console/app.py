@@ -111,12 +111,13 @@ def create_console_app(replica: Replica, admin_token: str) -> Starlette:
     def mapped(property_id: str, account_id: str, listing_id: str) -> tuple[ListingKey, Any]:
         context_of(property_id)
         mapping = replica.store.mappings.load_mapping(property_id)
+        key = ListingKey(property_id, account_id, listing_id)
         entry = next(
-            (e for e in (mapping.listings if mapping else ()) if e.key == (account_id, listing_id)), None
+            (e for e in (mapping.listings if mapping else ()) if e.listing_key(property_id) == key), None
         )
         if entry is None:
-            raise Refused(404, f"listing {account_id}/{listing_id} is not in the mapping of {property_id}")
-        return ListingKey(property_id, account_id, listing_id), entry
+            raise Refused(404, f"listing {key} is not in the mapping of {property_id}")
+        return key, entry
 
     def guarded(handler: Any, *, action: bool = False) -> Any:
         async def endpoint(request: Request) -> Response:
@@ -277,12 +278,14 @@ def create_console_app(replica: Replica, admin_token: str) -> Starlette:
             daemon.wake_worker()
         return RedirectResponse(f"{root_of(request)}/p/{pid}/webhooks?flash={said}", 303)
 
-    def resync_args(values: Any) -> tuple[list[tuple[str, str]], date | None, date | None]:
+    def resync_args(pid: str, values: Any) -> tuple[list[ListingKey], date | None, date | None]:
         chosen = str(values.get("listing") or "")
-        listings: list[tuple[str, str]] = []
+        listings: list[ListingKey] = []
         if chosen:
-            account, _, listing = chosen.partition("/")
-            listings.append((account, listing))
+            try:
+                listings.append(ListingKey.parse(pid, chosen))
+            except ValueError as error:
+                raise Refused(400, str(error)) from None
         try:
             first = date.fromisoformat(values["from"]) if values.get("from") else None
             last = date.fromisoformat(values["to"]) if values.get("to") else None
@@ -301,9 +304,9 @@ def create_console_app(replica: Replica, admin_token: str) -> Starlette:
         pid = request.path_params["pid"]
         context_of(pid)
         mapping = await asyncio.to_thread(replica.store.mappings.load_mapping, pid)
-        keys_ = [f"{a}/{b}" for a, b in (e.key for e in (mapping.listings if mapping else ()))]
+        keys_ = [e.listing_key(pid).text for e in (mapping.listings if mapping else ())]
         values = request.query_params
-        listings, first, last = resync_args(values)
+        listings, first, last = resync_args(pid, values)
         plan: SyncReport | None = None
         extra: dict[str, Any] = {}
         if values.get("plan"):
@@ -336,7 +339,7 @@ def create_console_app(replica: Replica, admin_token: str) -> Starlette:
         pid = request.path_params["pid"]
         daemon = running(pid)
         form = form_of(request)
-        listings, first, last = resync_args(form)
+        listings, first, last = resync_args(pid, form)
         try:
             with triggered_by(f"admin resync by {session.who} (console)"):
                 result = await daemon.resync(listings or None, first, last)

@@ -39,7 +39,7 @@ class PropertyCard:
     oldest_listing_sync_age: timedelta | None
     staleness_bound_seconds: float | None
     gauge: Gauge
-    paused: list[tuple[str, str]]
+    paused: list[tuple[ListingKey, str]]
     """Paused listings and why."""
     listings: int
 
@@ -78,7 +78,7 @@ def card_of(replica: Replica, property_id: str, now: datetime) -> PropertyCard:
         staleness_bound_seconds=status.schedule.staleness_bound_seconds,
         gauge=gauge_of(status),
         paused=[
-            (f"{row.account_id}/{row.listing_id}", row.reason or row.state)
+            (ListingKey(property_id, row.account_id, row.listing_id), row.reason or row.state)
             for row in status.listings
             if row.state in ("paused", "not_connected", "missing")
         ],

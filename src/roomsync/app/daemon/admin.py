@@ -256,11 +256,10 @@ def create_admin_app(replica: Replica, token: str) -> FastAPI:
     async def resync_of(property_id: str, request: ResyncRequest) -> ResyncResult:
         daemon = running(property_id)
         keys = parse_listing_keys(property_id, request.listings)
-        pairs = [(key.account_id, key.listing_id) for key in keys]  # what the engine takes
         try:
             who = f"admin resync by {request.requested_by or 'the admin API'}"
             with triggered_by(who):
-                report = await daemon.resync(pairs or None, request.date_from, request.date_to)
+                report = await daemon.resync(keys or None, request.date_from, request.date_to)
         except ShuttingDown as stopping:
             raise HTTPException(503, str(stopping)) from None
         except ValueError as error:  # a listing not mapped, dates outside the horizon

@@ -33,7 +33,7 @@ import contextlib
 import logging
 import math
 import random
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Collection, MutableMapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -63,6 +63,7 @@ from roomsync.app.sync.history import daemon_job
 from roomsync.app.webhooks import InboxWorker, create_worker
 from roomsync.core.activity import ChangeKind, combined_shape, week_shape
 from roomsync.core.catalog.types import Priority
+from roomsync.core.ports import ListingKey
 from roomsync.metrics import Metrics
 from roomsync.property import PropertyContext
 
@@ -520,7 +521,7 @@ class Daemon:
         )
 
     async def resync(
-        self, listings: list[tuple[str, str]] | None, date_from: date | None, date_to: date | None
+        self, listings: Collection[ListingKey] | None, date_from: date | None, date_to: date | None
     ) -> SyncReport:
         if self._stopping:
             raise ShuttingDown("the daemon is stopping")

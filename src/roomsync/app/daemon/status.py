@@ -176,15 +176,14 @@ def listing_rows(
 ) -> tuple[bool, list[ListingStatusRow]]:
     pid = context.property_id
     mapping = store.mappings.load_mapping(pid)
-    states: dict[tuple[str, str], ListingState] = {
-        (s.listing.account_id, s.listing.listing_id): s for s in store.listing_states.list_listing_states(pid)
-    }
+    listed = store.listing_states.list_listing_states(pid)
+    states: dict[ListingKey, ListingState] = {state.listing: state for state in listed}
     rows: list[ListingStatusRow] = []
     facts = store.sync_state.listing_facts(pid)
 
     def row(state: ListingState, **extra: object) -> ListingStatusRow:
         key = state.listing.text
-        where, why = listing_state_of(state, facts.get((state.listing.account_id, state.listing.listing_id)))
+        where, why = listing_state_of(state, facts.get(state.listing))
         return ListingStatusRow(
             state=where,
             reason=why,
@@ -201,7 +200,8 @@ def listing_rows(
         )
 
     for entry in mapping.listings if mapping else ():
-        state = states.pop(entry.key, None) or ListingState(ListingKey(pid, *entry.key))
+        listing = entry.listing_key(pid)
+        state = states.pop(listing, None) or ListingState(listing)
         rows.append(row(state, room_type_id=entry.room_type_id, kind=entry.kind.value))
     for state in states.values():  # listings roomsync heard of (webhooks) that are not mapped
         rows.append(row(state, mapped=False))

@@ -126,15 +126,20 @@ def pause_reason(state: ListingState, facts: ListingFacts | None) -> str | None:
 
 
 def active_types(
+    property_id: str,
     listings: Iterable[ListingMapping],
-    states: dict[tuple[str, str], ListingState],
-    facts: dict[tuple[str, str], ListingFacts],
+    states: dict[ListingKey, ListingState],
+    facts: dict[ListingKey, ListingFacts],
 ) -> list[int]:
-    """The room types of the listings roomsync may push to: only their closures matter (a type
-    whose every listing is paused or not connected is checked again once one is resumed)."""
-    return sorted(
-        {e.room_type_id for e in listings if pause_reason(states[e.key], facts.get(e.key)) is None}
-    )
+    """The room types of the listings of ``property_id`` roomsync may push to: only their
+    closures matter (a type whose every listing is paused or not connected is checked again once
+    one is resumed)."""
+    active: set[int] = set()
+    for entry in listings:
+        key = entry.listing_key(property_id)
+        if pause_reason(states[key], facts.get(key)) is None:
+            active.add(entry.room_type_id)
+    return sorted(active)
 
 
 def pause_label(reason: str) -> str:
@@ -197,7 +202,7 @@ class SyncEngine:
 
     async def resync(
         self,
-        listings: Collection[tuple[str, str]] | None = None,
+        listings: Collection[ListingKey] | None = None,
         date_from: date | None = None,
         date_to: date | None = None,
     ) -> SyncReport:
@@ -220,7 +225,7 @@ class SyncEngine:
 
     async def plan_resync(
         self,
-        listings: Collection[tuple[str, str]] | None = None,
+        listings: Collection[ListingKey] | None = None,
         date_from: date | None = None,
         date_to: date | None = None,
     ) -> SyncReport:
@@ -307,13 +312,13 @@ class SyncEngine:
         """After writing outside a full sync: the listings' recorded digests no longer describe
         their ledgers, so the next full sync must not skip them; their versions move on, so a
         full sync running meanwhile (in any process) cannot keep a digest it computed before."""
-        keys = {(o.account_id, o.listing_id) for o in outcomes}
-        await asyncio.to_thread(self.sync_state.forget_digests, self.property_id, keys)
+        keys = {ListingKey(self.property_id, o.account_id, o.listing_id) for o in outcomes}
+        await asyncio.to_thread(self.sync_state.forget_digests, keys)
 
     # --- a full run ------------------------------------------------------------------------------
 
     async def _check_request(
-        self, listings: Collection[tuple[str, str]] | None, window: tuple[date | None, date | None]
+        self, listings: Collection[ListingKey] | None, window: tuple[date | None, date | None]
     ) -> None:
         try:
             self._horizon(window)
@@ -321,11 +326,24 @@ class SyncEngine:
             raise RequestRefused(str(error)) from None
         if listings:
             mapping = await self._mapping()
-            unknown = sorted(set(listings) - {entry.key for entry in mapping.listings})
+            unknown = self._unmapped(mapping, listings)
             if unknown:
-                raise RequestRefused(
-                    "not in the mapping: " + ", ".join(f"{a}/{b}" for a, b in unknown)
-                )
+                raise RequestRefused(unknown)
+
+    def _key(self, entry: ListingMapping) -> ListingKey:
+        """The key of a listing of this engine's property's mapping."""
+        return entry.listing_key(self.property_id)
+
+    def _unmapped(self, mapping: Mapping, listings: Collection[ListingKey]) -> str | None:
+        """What of ``listings`` the mapping does not have, said for the caller (None: all mapped)."""
+        unknown = sorted(set(listings) - {self._key(entry) for entry in mapping.listings})
+        if not unknown:
+            return None
+        named = (
+            key.text if key.property_id == self.property_id else f"{key.text} of property {key.property_id}"
+            for key in unknown
+        )
+        return "not in the mapping: " + ", ".join(named)
 
     def _horizon(self, window: tuple[date | None, date | None] = (None, None)) -> list[date]:
         today = self.clock().date()
@@ -357,7 +375,7 @@ class SyncEngine:
         report: SyncReport,
         *,
         dry_run: bool = False,
-        only: set[tuple[str, str]] | None = None,
+        only: set[ListingKey] | None = None,
         window: tuple[date | None, date | None] = (None, None),
         read_channel: bool = False,
         relocate_closures: bool = False,
@@ -367,11 +385,11 @@ class SyncEngine:
         mapping = await self._mapping()
         nights = self._horizon(window)
         report.first_night, report.last_night = nights[0], nights[-1]
-        listings = [entry for entry in mapping.listings if only is None or entry.key in only]
+        listings = [entry for entry in mapping.listings if only is None or self._key(entry) in only]
         if only is not None:
-            unknown = sorted(only - {entry.key for entry in mapping.listings})
+            unknown = self._unmapped(mapping, only)
             if unknown:
-                raise ValueError("not in the mapping: " + ", ".join(f"{a}/{b}" for a, b in unknown))
+                raise ValueError(unknown)
         located = await asyncio.to_thread(self.sync_state.located_closures, self.property_id)
         states = await self._listing_states(listings)
         if read_channel or any(s.sync_category is None and not s.paused for s in states.values()):
@@ -380,7 +398,7 @@ class SyncEngine:
         pushes = mapping.connected if only is None else ()
         room_types = sorted({entry.room_type_id for entry in listings} | {p.room_type_id for p in pushes})
         listing_facts = await asyncio.to_thread(self.sync_state.listing_facts, self.property_id)
-        closure_types = active_types(listings, states, listing_facts)
+        closure_types = active_types(self.property_id, listings, states, listing_facts)
         self.progress("pms", 0, 1)
         read_at = self.clock()
         facts = await read_pms(
@@ -458,12 +476,10 @@ class SyncEngine:
         report.notes.extend(facts.closures.notes)
         report.notes.extend(facts.prices.notes)
 
-    async def _listing_states(
-        self, listings: Sequence[ListingMapping]
-    ) -> dict[tuple[str, str], ListingState]:
-        def load() -> dict[tuple[str, str], ListingState]:
+    async def _listing_states(self, listings: Sequence[ListingMapping]) -> dict[ListingKey, ListingState]:
+        def load() -> dict[ListingKey, ListingState]:
             get = self.store.listing_states.get_listing_state
-            return {e.key: get(ListingKey(self.property_id, e.account_id, e.listing_id)) for e in listings}
+            return {key: get(key) for key in map(self._key, listings)}
 
         return await asyncio.to_thread(load)
 
@@ -473,7 +489,8 @@ class SyncEngine:
         """``GET Listings`` (one request): connection state and room count of every mapped listing."""
         try:
             found = {
-                (x.account_id, x.listing_id): x for x in await self.client.list_listings(priority=priority)
+                ListingKey(self.property_id, x.account_id, x.listing_id): x
+                for x in await self.client.list_listings(priority=priority)
             }
         except QuotaExhausted:
             report.notes.append(
@@ -486,8 +503,8 @@ class SyncEngine:
             states = self.store.listing_states
             facts: list[ListingFacts] = []
             for entry in listings:
-                key = ListingKey(self.property_id, entry.account_id, entry.listing_id)
-                listing = found.get(entry.key)
+                key = self._key(entry)
+                listing = found.get(key)
                 if listing is None:
                     facts.append(ListingFacts(key, True, None, read_at))
                     continue
@@ -504,7 +521,7 @@ class SyncEngine:
         run: ListingRun,
         listings: Sequence[ListingMapping],
         facts: PmsFacts,
-        states: dict[tuple[str, str], ListingState],
+        states: dict[ListingKey, ListingState],
     ) -> list[ListingOutcome]:
         bookings = await asyncio.to_thread(
             SqlWebhookRecords(self.store.engine).list_bookings, self.property_id
@@ -530,9 +547,10 @@ class SyncEngine:
 
         async def one(entry: ListingMapping) -> ListingOutcome:
             nonlocal done
-            known = listing_facts.get(entry.key)
-            stored = digests.get(entry.key)
-            reason = pause_reason(states[entry.key], known)
+            key = self._key(entry)
+            known = listing_facts.get(key)
+            stored = digests.get(key)
+            reason = pause_reason(states[key], known)
             count_cap = known.total_inventory_count if known is not None else None
             own_nights = own.get(entry.listing_id, {})
             digest = listing_digest(types, entry, own_nights, count_cap)
@@ -553,7 +571,7 @@ class SyncEngine:
                         facts,
                         own_reserved=own_nights,
                         count_cap=count_cap,
-                        state=states[entry.key],
+                        state=states[key],
                         digest=digest,
                         last_digest=stored.digest if stored is not None else None,
                     )
@@ -581,7 +599,7 @@ class SyncEngine:
         """Keep the digest of a listing a full sync brought in step, unless its row changed since
         this run read it (compare-and-set); forget it when the ledger is short of a full sync."""
         in_step = outcome.status in (ListingStatus.WRITTEN, ListingStatus.UNCHANGED)
-        key = ListingKey(self.property_id, entry.account_id, entry.listing_id)
+        key = self._key(entry)
         if in_step and not run.dry_run:
             if stored is not None and stored.digest == digest:
                 return
@@ -591,13 +609,13 @@ class SyncEngine:
                 log.info("%s: digest not kept, its ledger changed during the run", outcome.key)
         elif (not in_step or outcome.read_channel) and stored is not None and stored.digest is not None:
             # not in step, or a plan's read left the ledger short of a full sync
-            await asyncio.to_thread(self.sync_state.forget_digests, self.property_id, [entry.key])
+            await asyncio.to_thread(self.sync_state.forget_digests, [key])
 
     async def _pause_for_missing_room_types(
         self,
         listings: Sequence[ListingMapping],
         facts: PmsFacts,
-        states: dict[tuple[str, str], ListingState],
+        states: dict[ListingKey, ListingState],
         *,
         dry_run: bool,
     ) -> None:
@@ -606,18 +624,19 @@ class SyncEngine:
         renovation); the pause lifts itself when the room type is back."""
         present = set(facts.free_rooms)
         for entry in listings:
-            state = states[entry.key]
+            key = self._key(entry)
+            state = states[key]
             missing = entry.room_type_id not in present
             if missing and not state.paused:
                 reason = ROOM_TYPE_GONE.format(id=entry.room_type_id)
-                log.warning("listing %s/%s paused: %s", entry.account_id, entry.listing_id, reason)
+                log.warning("listing %s paused: %s", key.text, reason)
                 state = replace(state, paused=True, pause_reason=reason)
             elif not missing and state.paused and room_type_gone(state.pause_reason):
-                log.info("listing %s/%s resumed: room type %d is back", *entry.key, entry.room_type_id)
+                log.info("listing %s resumed: room type %d is back", key.text, entry.room_type_id)
                 state = replace(state, paused=False, pause_reason=None)
             else:
                 continue
-            states[entry.key] = state
+            states[key] = state
             if not dry_run:
                 await asyncio.to_thread(
                     self.store.listing_states.set_paused, state.listing, state.paused, state.pause_reason
@@ -725,7 +744,7 @@ class SyncEngine:
         these and the types feeding the connected channels (whose prices closures do not touch)."""
         states = await self._listing_states(mapping.listings)
         facts = await asyncio.to_thread(self.sync_state.listing_facts, self.property_id)
-        active = active_types(mapping.listings, states, facts)
+        active = active_types(self.property_id, mapping.listings, states, facts)
         return active, sorted(set(active) | {push.room_type_id for push in mapping.connected})
 
     async def _detect(self, report: SyncReport) -> None:

@@ -15,13 +15,16 @@ from roomsync.adapters.client import ServiceClient
 from roomsync.core.api.pms.availability import RoomTypeAvailabilityExtendedRequest
 from roomsync.core.catalog.types import Priority
 from roomsync.core.mapping import Mapping, MappingError, mapping_problems
+from roomsync.core.ports import ListingKey
 
 
 @dataclass(frozen=True)
 class ServiceFacts:
+    property_id: str
+    """The property whose client read them."""
     currency: str
     room_type_ids: frozenset[int]
-    listings: frozenset[tuple[str, str]]
+    listings: frozenset[ListingKey]
 
 
 async def read_service_facts(client: ServiceClient, today: date) -> ServiceFacts:
@@ -36,10 +39,12 @@ async def read_service_facts(client: ServiceClient, today: date) -> ServiceFacts
         raise MappingError("the PMS did not say in which currency it prices (no currencyCode tonight)")
     if len(currencies) > 1:
         raise MappingError(f"the PMS prices in several currencies ({', '.join(sorted(currencies))})")
+    pid = client.property_id
     return ServiceFacts(
+        property_id=pid,
         currency=currencies.pop(),
         room_type_ids=frozenset(room.room_type_id for room in tonight.available_rooms),
-        listings=frozenset((listing.account_id, listing.listing_id) for listing in listings),
+        listings=frozenset(ListingKey(pid, listing.account_id, listing.listing_id) for listing in listings),
     )
 
 
@@ -47,6 +52,7 @@ def check_against_service(mapping: Mapping, facts: ServiceFacts, source: str) ->
     """Raise ``MappingError`` listing every entry the service does not have, one per line."""
     problems = mapping_problems(
         mapping,
+        property_id=facts.property_id,
         pms_currency=facts.currency,
         room_type_ids=facts.room_type_ids,
         listings=facts.listings,

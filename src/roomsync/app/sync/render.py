@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from roomsync.app.sync.report import ListingStatus, PricesResult, SyncReport
-from roomsync.core.ports import ListingState, SyncRun, listing_text
+from roomsync.core.ports import ListingKey, ListingState, SyncRun
 from roomsync.core.sync import DayState
 
 _STATUS_STYLE = {
@@ -101,20 +101,21 @@ def summary_lines(report: SyncReport) -> list[str]:
 
 
 def states_table(
-    listings: Iterable[tuple[str, str, int, str]], states: Mapping[tuple[str, str], ListingState]
+    listings: Iterable[tuple[ListingKey, int, str]], states: Mapping[ListingKey, ListingState]
 ) -> Table:
+    """One row per ``(listing, room type, kind)`` of ``listings``, with its state in ``states``."""
     table = Table(title="listings")
     for column in ("listing", "room type", "kind", "connected", "last sync (UTC)", "last result", "paused"):
         table.add_column(column)
-    for account_id, listing_id, room_type_id, kind in listings:
-        state = states.get((account_id, listing_id))
+    for listing, room_type_id, kind in listings:
+        state = states.get(listing)
         paused = ""
         if state is not None and state.paused:
             paused = state.pause_reason or "paused"
         elif state is not None and state.sync_category not in (None, "Full", "Limited"):
             paused = f"not connected ({state.sync_category})"
         table.add_row(
-            listing_text(account_id, listing_id),
+            listing.text,
             str(room_type_id),
             kind,
             (state.sync_category or "?") if state else "?",

@@ -8,7 +8,7 @@ from datetime import date, datetime
 from enum import StrEnum
 
 from roomsync.core.catalog.types import Priority
-from roomsync.core.ports import listing_text
+from roomsync.core.ports import ListingKey, listing_text
 from roomsync.core.sync import InventoryRequestPlan, PriceElement
 
 WRITE_OPERATIONS = frozenset({"update_inventory", "push_prices"})
@@ -142,9 +142,12 @@ class SyncReport:
             return len(self.prices.elements)
         return 0
 
-    def outcome(self, account_id: str, listing_id: str) -> ListingOutcome | None:
+    def outcome(self, listing: ListingKey) -> ListingOutcome | None:
+        """The outcome of ``listing`` in this run, if it had one."""
+        if listing.property_id != self.property_id:
+            return None
         for candidate in self.listings:
-            if (candidate.account_id, candidate.listing_id) == (account_id, listing_id):
+            if candidate.account_id == listing.account_id and candidate.listing_id == listing.listing_id:
                 return candidate
         return None
 
