@@ -268,6 +268,11 @@ class Settings(BaseSettings):
         description="Days after which a change the schedule saw counts half in the learned shape of "
         "the week (when the front desk changes things, per kind).",
     )
+    full_sync_budget_share: float = Field(
+        0.1, gt=0, le=1,
+        description="Most of a day's quota the daemon's full syncs may spend: on a small quota they "
+        "run less often than price_check_interval_seconds, sized by what the last one cost.",
+    )
     price_check_interval_seconds: float = Field(
         21_600.0, gt=0,
         description="Seconds between full syncs: the whole horizon's closure check and price "

@@ -203,3 +203,25 @@ def test_run_costs_start_from_a_prior_and_follow_what_runs_cost() -> None:
     costs.check_windows = 5  # two closures known: the check reads around them
     costs.detection_seen(requests=25, windows=5)  # a price changed: 20 more to narrow and push
     assert costs.detect_cost == pytest.approx(5 + (5 + 20) / 11)
+
+
+def test_a_costly_full_sync_leaves_less_for_polling() -> None:
+    def polls(cost: int, every: float) -> int:
+        return plan_polling(
+            settings(poll_budget_share=1.0),
+            snapshot(100, 0),
+            Reserves(),
+            resets_at=NOW + DAY,
+            now=NOW,
+            listings=5,
+            poll_cost=1.0,
+            full_sync_cost=cost,
+            full_sync_every=every,
+            shapes=FLAT,
+        ).polls_until_reset
+
+    # 100 - 5 for guests - (4 full syncs a day x 4, 1 reconciliation x 5, 1 re-push) = 73 for polling
+    assert polls(4, 21_600) == int(73 * 0.7)
+    # a full sync that costs 25 every 6 h would take everything: planned every 25 h instead, it
+    # leaves 100 - 5 - (25 + 5 + 1) = 64
+    assert polls(25, 90_000) == int(64 * 0.7)

@@ -19,7 +19,7 @@ gets a plan, and the plan says how stale the channel can get.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -73,6 +73,8 @@ class RunCosts:
     """Requests of the detections beyond their check windows."""
     check_windows: int = 1
     """The check windows of the next detection."""
+    full_sync: int = 10
+    """Requests the last full sync cost (a prior before the first)."""
 
     def poll_seen(self, requests: int) -> None:
         self.polls += 1
@@ -136,15 +138,22 @@ def plan_polling(
     poll_cost: float = 1.5,
     detect_cost: float = 1.0,
     shapes: Shapes | None = None,
+    full_sync_cost: int = POLL_COSTS.price_detection,
+    full_sync_every: float | None = None,
 ) -> PollPlan:
     """The plan of both detections for a budget ``snapshot`` and the server's reset instant;
     ``poll_cost`` and ``detect_cost``: the requests one availability poll and one closure and
     price detection are expected to take, their writes and narrowing reads included
-    (:class:`RunCosts`)."""
+    (:class:`RunCosts`); ``full_sync_cost`` and ``full_sync_every``: what a full sync costs and
+    how often it runs (the settings' cadence when None), kept out of polling's budget."""
     quota = snapshot.quota
     seconds_to_reset = max((resets_at - now).total_seconds(), 1.0)
     guest_reserve = reserves.count(Priority.AVAILABILITY, quota)
-    other = other_jobs_cost(seconds_to_reset, listings, POLL_COSTS, cadence_of(settings))
+    cadence = cadence_of(settings)
+    if full_sync_every is not None:
+        cadence = replace(cadence, price_detection=full_sync_every)
+    costs = replace(POLL_COSTS, price_detection=full_sync_cost)
+    other = other_jobs_cost(seconds_to_reset, listings, costs, cadence)
     for_polling = snapshot.remaining - guest_reserve - other
     if for_polling < 0:  # not even the slower jobs fit: polling comes first, they wait
         other = 0

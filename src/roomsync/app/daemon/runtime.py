@@ -52,12 +52,12 @@ from roomsync.app.daemon.observe import (
     set_listing_gauges,
     set_store_gauges,
 )
-from roomsync.app.daemon.planning import PollPlan, RunCosts, Shapes, plan_polling
+from roomsync.app.daemon.planning import DAY_SECONDS, PollPlan, RunCosts, Shapes, plan_polling
 from roomsync.app.daemon.scheduler import ChainScheduler, wall_now
 from roomsync.app.daemon.startup import check_credentials, check_mapping, check_settings
 from roomsync.app.daemon.status import JobStatus, PropertyStatus, collect_status, schedule_from_plan
 from roomsync.app.logs import REDACTOR
-from roomsync.app.sync import ListingStatus, NoMapping, SyncEngine, SyncReport
+from roomsync.app.sync import ListingStatus, NoMapping, SyncEngine, SyncOptions, SyncReport
 from roomsync.app.sync.engine import DETECT, POLL, REPUSH
 from roomsync.app.sync.history import daemon_job
 from roomsync.app.webhooks import InboxWorker, create_worker
@@ -70,6 +70,10 @@ from roomsync.property import PropertyContext
 log = logging.getLogger("roomsync.daemon")
 
 PRICES = "prices"
+DAEMON_PRICE_READ_SHARE = 0.05
+"""Most of the quota one of the daemon's runs spends reading uncached PMS prices: a cold cache
+fills over several runs, nearest nights first, and never starves the polls (5 a run on a free
+licence, 75 on a paid one)."""
 RECONCILE = "reconcile"
 PUSH = "push"
 RESYNC = "resync"
@@ -228,6 +232,7 @@ class Daemon:
                 engine_client,
                 metrics=self.metrics,
                 clock=self.clock,
+                options=SyncOptions(price_read_share=DAEMON_PRICE_READ_SHARE),
             )
             self._worker = create_worker(
                 self.context,
@@ -405,6 +410,8 @@ class Daemon:
             self.health.failure(kind, describe_failure(report), now)
         if kind == POLL:
             self.costs.poll_seen(report.requests)
+        if kind == PRICES:
+            self.costs.full_sync = max(report.requests, 1)
         if kind == DETECT:
             self.costs.detection_seen(report.requests, self.costs.check_windows)
         if kind == RECONCILE:
@@ -436,7 +443,7 @@ class Daemon:
         behind = (wall_now() - due).total_seconds()
         scale = self.settings.time_scale
         if kind == PRICES:
-            self._schedule(PRICES, self.settings.price_check_interval_seconds * scale - behind)
+            self._schedule(PRICES, self.full_sync_interval() * scale - behind)
         elif kind == RECONCILE:
             self._schedule(RECONCILE, self.settings.reconcile_interval_seconds * scale - behind)
         elif kind == REPUSH:
@@ -455,6 +462,13 @@ class Daemon:
         else:  # nothing left for polling today: wait for the reset, then spread out
             delay = plan.seconds_to_reset * self.settings.time_scale + self._jitter()
         self._schedule(POLL, delay)
+
+    def full_sync_interval(self) -> float:
+        """``price_check_interval_seconds``, or longer when the last full sync cost more than
+        ``full_sync_budget_share`` of the day's quota allows at that rate (a free licence)."""
+        quota = max(self._clients[0].gate.quota, 1)  # one gate for all the property's clients
+        affordable = DAY_SECONDS * self.costs.full_sync / (quota * self.settings.full_sync_budget_share)
+        return max(self.settings.price_check_interval_seconds, affordable)
 
     def _schedule_detect(self, took: float = 0.0) -> None:
         plan = self.replan()
@@ -545,6 +559,8 @@ class Daemon:
             listings=self._listing_count(),
             poll_cost=self.costs.poll_cost,
             detect_cost=self.costs.detect_cost,
+            full_sync_cost=self.costs.full_sync,
+            full_sync_every=self.full_sync_interval(),
             shapes=self._shapes,
         )
         self.plan = plan
@@ -579,7 +595,7 @@ class Daemon:
             DETECT: (
                 self.plan.detect_interval if self.plan and math.isfinite(self.plan.detect_interval) else None
             ),
-            PRICES: self.settings.price_check_interval_seconds,
+            PRICES: self.full_sync_interval(),
             RECONCILE: self.settings.reconcile_interval_seconds,
             REPUSH: self.settings.repush_interval_seconds,
         }

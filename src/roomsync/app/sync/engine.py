@@ -99,7 +99,11 @@ class RequestRefused(ValueError):
 @dataclass(frozen=True)
 class SyncOptions:
     price_reads_per_sync: int | None = None
-    """Most ``CombinedExtended`` reads one sync may spend; None: a quarter of the daily quota."""
+    """Most ``CombinedExtended`` reads one sync may spend on prices; None: ``price_read_share`` of
+    the daily quota."""
+    price_read_share: float = 0.25
+    """A command-line sync may fill a cold price cache with a quarter of the day; the daemon asks
+    for less (``DAEMON_PRICE_READ_SHARE``) so that filling it never starves its polls."""
     price_window_nights: int = DEFAULT_WINDOW_NIGHTS
     concurrency: int = 4
     """Requests in flight at once (price windows, listings)."""
@@ -359,7 +363,8 @@ class SyncEngine:
     def _max_price_reads(self) -> int:
         if self.options.price_reads_per_sync is not None:
             return self.options.price_reads_per_sync
-        return max(1, math.ceil(self.client.budget().quota / 4))  # the server's quota once it said one
+        quota = self.client.budget().quota  # the server's quota once it said one
+        return max(1, math.ceil(quota * self.options.price_read_share))
 
     async def _mapping(self) -> Mapping:
         mapping = await asyncio.to_thread(self.store.mappings.load_mapping, self.property_id)
