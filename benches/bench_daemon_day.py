@@ -224,8 +224,9 @@ async def run(args: argparse.Namespace, base_url: str, clock: EmulatorClock, dat
         timings: list[RunTiming] = []
         timings_seen = 0
         engine = daemon.engine
-        for name in ("poll_availability", "sync_property"):
-            setattr(engine, name, timed(getattr(engine, name), clock, timings))
+        for name in ("poll_availability", "detect_changes", "sync_property"):
+            if hasattr(engine, name):  # the detection came with issue 18
+                setattr(engine, name, timed(getattr(engine, name), clock, timings))
         replica.start()
         while daemon.jobs["prices"].last_result is None:  # the first full sync, on the day before
             await asyncio.sleep(0.05)
