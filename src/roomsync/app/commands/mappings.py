@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import tomllib
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -14,14 +15,13 @@ from roomsync.app.cli_support import EXIT_FAILURE, PROPERTY_HELP, context_or_exi
 from roomsync.app.commands.sync import engine_errors
 from roomsync.app.sync.mapping_checks import check_against_service, read_service_facts
 from roomsync.app.sync.mapping_io import (
-    parse_mapping_toml,
     read_for_suggestion,
     read_mapping_text,
     read_pms_currency,
     render_toml,
     suggest,
 )
-from roomsync.core.mapping import MappingError
+from roomsync.core.mapping import MappingError, parse_mapping
 
 app = typer.Typer(help="The mapping of PMS room types to channel listings.", no_args_is_help=True)
 
@@ -35,12 +35,14 @@ def load(
     service (two requests) and make it the mapping; a wrong entry refuses the whole file."""
     context = context_or_exit(property_id)
     settings = context.settings
-    try:
-        text = read_mapping_text(file)
-    except MappingError as error:  # not a mapping file at all: a failure, like an unreadable database
+    try:  # not a TOML text file at all (empty, binary, not UTF-8, not TOML): a failure, exit 1
+        data = tomllib.loads(read_mapping_text(file))
+    except MappingError as error:
         raise fail(str(error), EXIT_FAILURE) from None
-    try:
-        mapping = parse_mapping_toml(text, str(file))
+    except tomllib.TOMLDecodeError as error:
+        raise fail(f"{file}: not valid TOML ({error})", EXIT_FAILURE) from None
+    try:  # TOML, but not a valid mapping: a usage error naming the entry, exit 2
+        mapping = parse_mapping(data, str(file))
     except MappingError as error:
         raise fail(str(error)) from None
 
