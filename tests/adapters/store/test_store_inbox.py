@@ -6,8 +6,9 @@ import hashlib
 import threading
 from datetime import UTC, datetime, timedelta
 
-from roomsync.adapters.store import Store
+from roomsync.adapters.store import Store, open_store
 from roomsync.core.ports import InboxStatus, NewDelivery
+from roomsync.settings import Settings
 
 AT = datetime(2027, 6, 1, 10, 0, tzinfo=UTC)
 
@@ -113,6 +114,58 @@ def test_stale_claims_are_released(store: Store, property_id: str) -> None:
     assert store.inbox.release_stale(property_id, AT + timedelta(minutes=10)) == 1
     [again] = store.inbox.claim_batch(property_id, 10, AT + timedelta(minutes=10))
     assert (again.id, again.attempts) == (stored.id, 2)
+
+
+CLAIM_TIMEOUT = timedelta(seconds=Settings.model_fields["webhook_claim_timeout_seconds"].default)
+
+
+def upkeep_then_claim(
+    store: Store, property_id: str, worker: str, now: datetime
+) -> tuple[int, int, list[int]]:
+    """What a worker named ``replica/incarnation`` does at ``now`` (``InboxWorker._upkeep``, then
+    its claim): take back its replica's earlier incarnations' claims, take over claims older than
+    the claim timeout, claim. The counts released, and the ids claimed."""
+    replica, _, incarnation = worker.partition("/")
+    own = store.inbox.release_own_earlier_claims(property_id, replica, incarnation)
+    stale = store.inbox.release_stale(property_id, now - CLAIM_TIMEOUT)
+    return own, stale, [item.id for item in store.inbox.claim_batch(property_id, 10, now, claimed_by=worker)]
+
+
+def test_a_restarted_replica_takes_its_claims_back_at_once_another_only_after_the_timeout(
+    store: Store, second_store: Store, store_url: str, property_id: str
+) -> None:
+    ids = [
+        store.inbox.accept_delivery(delivery(property_id, str(n), f"w{n}", f"HM{n:08d}")).id for n in range(3)
+    ]
+
+    def attempts() -> list[int | None]:
+        return [item.attempts if (item := store.inbox.get_item(property_id, i)) else None for i in ids]
+
+    other_replica = "replica_a/1-cafe"  # also what an unescaped LIKE 'replica_a/%' would confuse with A
+    with open_store(store_url) as third_store:
+        # worker A claims the events, then its process is killed
+        assert upkeep_then_claim(store, property_id, "replica-a/1-dead", AT) == (0, 0, ids)
+
+        # another replica, a second later: A's claims are not its to take yet
+        assert upkeep_then_claim(third_store, property_id, other_replica, AT + timedelta(seconds=1)) == (
+            0, 0, [],
+        )
+
+        # A restarted (same replica, a new incarnation), on its own connection: at once
+        restarted = AT + timedelta(seconds=2)
+        assert upkeep_then_claim(second_store, property_id, "replica-a/2-new", restarted) == (3, 0, ids)
+        assert attempts() == [2, 2, 2]
+        # the new incarnation's own claims stay its own
+        assert second_store.inbox.release_own_earlier_claims(property_id, "replica-a", "2-new") == 0
+
+        # the other replica waits the whole timeout from the restarted worker's claim...
+        just_before = restarted + CLAIM_TIMEOUT - timedelta(seconds=1)
+        assert upkeep_then_claim(third_store, property_id, other_replica, just_before) == (0, 0, [])
+        # ...and then takes them over
+        after = restarted + CLAIM_TIMEOUT + timedelta(seconds=1)
+        assert upkeep_then_claim(third_store, property_id, other_replica, after) == (0, 3, ids)
+    assert attempts() == [3, 3, 3]
+    assert store.inbox.count_by_status(property_id)[InboxStatus.PROCESSING] == 3
 
 
 def test_an_unparsed_delivery_is_kept_as_failed_and_never_claimed(store: Store, property_id: str) -> None:
