@@ -5,13 +5,23 @@ Reads are safe to repeat, so the client retries them on 500/502/504 as on 503; w
 before it stopped (PMS prices, channel calendars, pushes confirmed) is kept, so the next sync
 continues instead of starting over. The cost is judged against a fault-free run of the same stale
 property: faulted requests may cost at most 1.5 x the fault-free run plus the attempts that failed.
+
+The 30 % cases run the client's default retry count (the ``max_retries`` setting, 4), as a daemon
+does; the other cases here keep the suite's fast policy (2 retries). With 2 retries a read gives up
+at about 0.3^3 = 2.7 % under 30 % faults, and a cold sync's ~120 price reads then take several
+syncs to finish (a sync stops reading prices at the first read that gave up); with 4 it is 0.24 %.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import math
+from collections.abc import AsyncIterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sync_harness import (
     HORIZON,
     NOW,
@@ -21,10 +31,15 @@ from sync_harness import (
     channel_mismatches,
     connected_mismatches,
     load_demo_mapping,
+    settings_for,
 )
 
-from roomsync.adapters.store import open_store, upgrade_to_head
-from roomsync.app.sync import SyncReport
+from roomsync.adapters.client import RetryPolicy, ServiceClient
+from roomsync.adapters.client.config import reserves_of
+from roomsync.adapters.store import Store, open_store, upgrade_to_head
+from roomsync.app.daemon.planning import RunCosts, plan_polling
+from roomsync.app.sync import SyncEngine, SyncOptions, SyncReport
+from roomsync.property import PropertyContext
 
 FIRST = NOW.date()
 LAST = FIRST.fromordinal(FIRST.toordinal() + HORIZON - 1)
@@ -37,10 +52,54 @@ def mismatches(emulator: Emulator, control: Control) -> list[str]:
 
 
 def failed_attempts(control: Control) -> int:
-    """Requests the emulator answered with an injected 5xx or a dropped connection (status 0)."""
+    """Attempts that failed, as the emulator's request log counts them: an injected 5xx, a dropped
+    connection (logged as status 0), an injected 429, and an answer the client stopped waiting for
+    (its read timeout: logged as 499, the client closed the connection)."""
     by_status: dict[str, int] = control.call("GET", "/requests", limit=1)["byStatus"]
-    failed = {"0", "500", "502", "504"}
+    failed = {"0", "429", "499", "500", "502", "504"}
     return sum(count for key, count in by_status.items() if key.rsplit(" ", 1)[1] in failed)
+
+
+MIXED_FAULTS: dict[str, Any] = {
+    "errorRate": 0.2,
+    "errorStatuses": [500, 502, 504],
+    "dropRate": 0.05,
+    "slowRate": 0.05,
+    "slowMs": 400,
+    "throttleNext": 3,
+    "throttleRetryAfter": 1,
+}
+"""30 % faults of every kind at once: 500, 502, 504, drops, answers slower than the read timeout
+(``READ_TIMEOUT``), and three 429s asking for a short wait."""
+READ_TIMEOUT = 0.25
+FAULT_SEED = 7
+"""The emulator's fault draws are seeded, so a case fails the same requests whatever ran before it
+(the engine's concurrent reads can still swap a few draws)."""
+
+
+@pytest.fixture
+async def make_default_engine(
+    emulator: Emulator, tmp_path: Path, property_id: str
+) -> AsyncIterator[EngineFactory]:
+    """Like ``make_engine``, but the client retries as many times as the settings say (the
+    ``max_retries`` default, 4, unless given), with the suite's short waits."""
+    clients: list[ServiceClient] = []
+
+    def make(store: Store, **settings: Any) -> SyncEngine:
+        chosen = PropertyContext.of(settings_for(emulator.url, tmp_path, property_id=property_id, **settings))
+        retry = dataclasses.replace(
+            RetryPolicy(backoff_base=0.001, backoff_max=0.01, max_wait=2.0, settle=0.0),
+            max_retries=chosen.settings.max_retries,
+        )
+        client = ServiceClient(
+            chosen, budget_store=store.budget, token_store=store.tokens, retry=retry, clock=lambda: NOW
+        )
+        clients.append(client)
+        return SyncEngine(chosen, store, client, clock=lambda: NOW, options=SyncOptions(concurrency=4))
+
+    yield make
+    for client in clients:
+        await client.aclose()
 
 
 async def sync_until_converged(
@@ -83,27 +142,133 @@ async def test_a_stale_property_converges_within_four_syncs_under_20_percent_500
     assert spent <= 1.5 * fault_free + failed, (spent, fault_free, failed)
 
 
-async def test_mixed_faults_converge_without_exceeding_the_quota(
-    emulator: Emulator, control: Control, make_engine: EngineFactory, tmp_path: Path
+async def test_mixed_faults_converge_within_four_syncs_at_a_bounded_cost(
+    emulator: Emulator, control: Control, make_default_engine: EngineFactory, tmp_path: Path
 ) -> None:
-    """30 % faults of every kind at once (500, 502, 504, drops, 429s asking for a short wait,
-    answers slower than the read timeout): the property converges over repeated syncs and the
-    day's quota is never exceeded."""
-    faults: dict[str, Any] = {
-        "errorRate": 0.2,
-        "errorStatuses": [500, 502, 504],
-        "dropRate": 0.05,
-        "slowRate": 0.05,
-        "slowMs": 400,
-        "throttleNext": 3,
-        "throttleRetryAfter": 1,
-    }
-    control.call("POST", "/quota", {"dailyQuota": 1500, "freeLicence": False, "usedCalls": 0})
-    control.call("POST", "/faults", faults)
-    syncs, reports = await sync_until_converged(
-        emulator, control, make_engine, tmp_path, "mixed", 8, read_timeout=0.25
+    """30 % faults of every kind at once: the property converges within the 20 % case's four full
+    syncs, spending at most 1.5 x the fault-free run of the same scenario (same read timeout) plus
+    the failed attempts, and the day's quota is never exceeded. Four full syncs are 18 h of the
+    default schedule (one every ``price_check_interval_seconds``, 6 h); the daemon's hour is the
+    next test."""
+    syncs, _ = await sync_until_converged(
+        emulator, control, make_default_engine, tmp_path, "clean", 1, read_timeout=READ_TIMEOUT
     )
-    assert syncs, f"not converged after 8 syncs: {[(r.result, r.error) for r in reports]}"
+    assert syncs == 1, "the fault-free reference run did not converge in one sync"
+    fault_free = control.total()
+
+    control.reset(NOW)
+    control.call("POST", "/faults", MIXED_FAULTS)
+    emulator.state.faults.rng.seed(FAULT_SEED)
+    syncs, reports = await sync_until_converged(
+        emulator, control, make_default_engine, tmp_path, "mixed", 4, read_timeout=READ_TIMEOUT
+    )
+    summary = [(r.result, r.error) for r in reports]
+    assert syncs, f"not converged after 4 syncs: {summary}; still {mismatches(emulator, control)[:3]}"
+    spent, failed = control.total(), failed_attempts(control)
     usage = control.call("GET", "/quota")
-    print(f"converged in {syncs} syncs, {usage['usedCalls']} of {usage['dailyQuota']} requests used")
+    print(
+        f"converged in {syncs} syncs: {spent} requests, {failed} failed; fault-free {fault_free}; "
+        f"{usage['usedCalls']} of {usage['dailyQuota']} counted"
+    )
+    assert failed > 0, "no fault was injected"
+    assert spent <= 1.5 * fault_free + failed, (spent, fault_free, failed)
     assert usage["usedCalls"] <= usage["dailyQuota"]
+
+
+HOUR = 3600.0
+
+
+async def daemon_hour(store: Store, engine: SyncEngine) -> list[str]:
+    """The runs the default schedule makes in a daemon's first hour, on one engine (one process):
+    the full sync at the start (the ``prices`` job; the next one is due 6 h later,
+    ``price_check_interval_seconds``, whatever this one's result), then polls and detections at
+    the intervals the daemon's own planner gives (``plan_polling``, replanned after every run, the
+    next run due an interval after the last was due: ``DaemonRuntime._run_scheduled``). The start's
+    jitter is left out and the learned week is the prior (a new database). What ran, in order."""
+    settings, gate = engine.settings, engine.client.gate
+    mapping = store.mappings.load_mapping(engine.property_id)
+    listings = len(mapping.listings) if mapping else 0
+    costs = RunCosts()
+    ran = [f"sync {(await engine.sync_property()).result}"]
+    costs.check_windows = len(await engine.detection_windows())
+
+    def plan(at: float) -> tuple[float, float]:
+        made = plan_polling(
+            settings,
+            gate.snapshot(),
+            reserves_of(settings),
+            resets_at=gate.resets_at(),
+            now=NOW + timedelta(seconds=at),
+            listings=listings,
+            poll_cost=costs.poll_cost,
+            detect_cost=costs.detect_cost,
+        )
+        return made.interval, made.detect_interval
+
+    poll_every, detect_every = plan(0.0)
+    due = {"poll": poll_every, "detect": detect_every}
+    while True:
+        kind = min(due, key=due.__getitem__)
+        if due[kind] > HOUR:
+            return ran
+        if kind == "poll":
+            report = await engine.poll_availability()
+            costs.poll_seen(report.requests)
+        else:
+            windows = costs.check_windows
+            report = await engine.detect_changes()
+            costs.detection_seen(report.requests, windows)
+            costs.check_windows = len(await engine.detection_windows())
+        ran.append(f"{kind} {report.result}")
+        poll_every, detect_every = plan(due[kind])
+        every = poll_every if kind == "poll" else detect_every
+        due[kind] = due[kind] + every if math.isfinite(every) else math.inf
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="a cold property converges within the daemon's first hour only when the one full sync "
+    "of that hour completes: polls and detections leave a listing the ledger does not know to the "
+    "next full sync (6 h later, even after a failed one), and detections read only the next "
+    "detect_nights (90) of the 120 nights",
+)
+async def test_a_cold_property_converges_within_one_daemon_hour_under_30_percent_faults(
+    emulator: Emulator, control: Control, make_default_engine: EngineFactory, tmp_path: Path
+) -> None:
+    """Issue 12, item 5: "within 1 daemon hour under 30 % faults, with requests spent within 1.5x
+    of the fault-free run plus the failed attempts". The hour is the default schedule's own (see
+    ``daemon_hour``): ONE full sync, then the polls and detections planned for the demo hotel's
+    1,500-request day (the plan depends on the hour of the day; about 12 polls and 13 detections
+    when measured), so the bound is one full sync and about 25 cheap runs, not the four full syncs
+    above (those are 18 h of the default schedule). Three fault seeds, each a different 30 % of
+    the requests failing: every one must converge."""
+    url = f"sqlite:///{tmp_path / 'clean.db'}"
+    upgrade_to_head(url)
+    with open_store(url) as store:
+        engine = make_default_engine(store, read_timeout=READ_TIMEOUT)
+        load_demo_mapping(store, engine.settings, emulator.state)
+        clean_runs = await daemon_hour(store, engine)
+    assert not mismatches(emulator, control), "the fault-free hour did not converge"
+    fault_free = control.total()
+
+    outcomes = []
+    for seed in (4, 5, 6):
+        control.reset(NOW)
+        control.call("POST", "/faults", MIXED_FAULTS)
+        emulator.state.faults.rng.seed(seed)
+        url = f"sqlite:///{tmp_path / f'seed-{seed}.db'}"
+        upgrade_to_head(url)
+        with open_store(url) as store:
+            engine = make_default_engine(store, read_timeout=READ_TIMEOUT)
+            load_demo_mapping(store, engine.settings, emulator.state)
+            runs = await daemon_hour(store, engine)
+        left = mismatches(emulator, control)
+        spent, failed = control.total(), failed_attempts(control)
+        within = spent <= 1.5 * fault_free + failed
+        outcomes.append(
+            (not left and within, f"seed {seed}: {len(left)} nights and prices differ after {len(runs)} runs "
+             f"({', '.join(runs[:3])}, ...); {spent} requests, {failed} failed, fault-free hour "
+             f"{fault_free} ({len(clean_runs)} runs): {'within' if within else 'over'} the bound")
+        )
+    assert all(ok for ok, _ in outcomes), "\n".join(text for _, text in outcomes)
