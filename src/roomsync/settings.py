@@ -273,6 +273,11 @@ class Settings(BaseSettings):
         description="Most of a day's quota the daemon's full syncs may spend: on a small quota they "
         "run less often than price_check_interval_seconds, sized by what the last one cost.",
     )
+    full_sync_retry_seconds: float = Field(
+        300.0, gt=0,
+        description="After a full sync that failed or stopped short, the next is tried this much "
+        "later, doubled for each further failure, never later than its regular interval.",
+    )
     price_check_interval_seconds: float = Field(
         21_600.0, gt=0,
         description="Seconds between full syncs: the whole horizon's closure check and price "

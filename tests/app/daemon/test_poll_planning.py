@@ -15,7 +15,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from roomsync.app.daemon.planning import RunCosts, Shapes, plan_polling
+from roomsync.app.daemon.planning import RunCosts, Shapes, full_sync_delay, plan_polling
 from roomsync.core.activity import HOURS_OF_WEEK, default_shape
 from roomsync.core.budget import BudgetSnapshot, Reserves
 from roomsync.settings import Settings
@@ -225,3 +225,13 @@ def test_a_costly_full_sync_leaves_less_for_polling() -> None:
     # a full sync that costs 25 every 6 h would take everything: planned every 25 h instead, it
     # leaves 100 - 5 - (25 + 5 + 1) = 64
     assert polls(25, 90_000) == int(64 * 0.7)
+
+
+def test_a_failed_full_sync_is_tried_again_soon_and_a_costly_one_runs_less_often() -> None:
+    every = settings()  # price_check_interval_seconds 6 h, retry 5 min, share 10 %
+    assert full_sync_delay(every, quota=1500, last_cost=10, failures=0) == 21_600
+    retries = [full_sync_delay(every, quota=1500, last_cost=10, failures=n) for n in (1, 2, 3)]
+    assert retries == [300, 600, 1200]
+    assert full_sync_delay(every, quota=1500, last_cost=10, failures=9) == 21_600  # never later than usual
+    # a free licence: 10 % of 100 a day affords a full sync of 25 requests every 2.5 days
+    assert full_sync_delay(every, quota=100, last_cost=25, failures=0) == pytest.approx(86_400 * 2.5)

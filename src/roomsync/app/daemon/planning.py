@@ -117,6 +117,20 @@ class PollPlan:
         return self.quota <= FREE_LICENCE_QUOTA
 
 
+def full_sync_delay(settings: Settings, *, quota: int, last_cost: int, failures: int) -> float:
+    """Seconds until the next full sync: ``price_check_interval_seconds``, or longer when the
+    last one cost more than ``full_sync_budget_share`` of the day's quota affords at that rate (a
+    free licence); after ``failures`` full syncs in a row that ended failed or partial, sooner:
+    ``full_sync_retry_seconds``, doubled for each further failure, never later than the regular
+    interval. (A listing never synced is written only by a full sync, so a failed one must not
+    leave it for hours; what a failed one read is kept, so each try goes further.)"""
+    affordable = DAY_SECONDS * last_cost / (max(quota, 1) * settings.full_sync_budget_share)
+    regular = max(settings.price_check_interval_seconds, affordable)
+    if failures <= 0:
+        return regular
+    return min(regular, settings.full_sync_retry_seconds * 2 ** (failures - 1))
+
+
 def cadence_of(settings: Settings) -> Cadence:
     return Cadence(
         price_detection=settings.price_check_interval_seconds,

@@ -52,7 +52,7 @@ from roomsync.app.daemon.observe import (
     set_listing_gauges,
     set_store_gauges,
 )
-from roomsync.app.daemon.planning import DAY_SECONDS, PollPlan, RunCosts, Shapes, plan_polling
+from roomsync.app.daemon.planning import PollPlan, RunCosts, Shapes, full_sync_delay, plan_polling
 from roomsync.app.daemon.scheduler import ChainScheduler, wall_now
 from roomsync.app.daemon.startup import check_credentials, check_mapping, check_settings
 from roomsync.app.daemon.status import JobStatus, PropertyStatus, collect_status, schedule_from_plan
@@ -160,6 +160,8 @@ class Daemon:
         self.started_at: datetime | None = None
         self.plan: PollPlan | None = None
         self._gauges = GaugeState()
+        self._full_sync_failures = 0
+        """Full syncs in a row that ended failed or partial (the next one is tried sooner)."""
         self.costs = RunCosts()
         """What polls and detections have cost so far (the plan spends the budget by it)."""
         self._logged_interval: float | None = None
@@ -396,6 +398,8 @@ class Daemon:
         record = self.jobs.setdefault(kind, JobRecord())
         record.last_run_at = now
         if report is None:
+            if kind == PRICES:
+                self._full_sync_failures += 1
             record.last_result, record.last_error = "failed", crash
             self.health.failure(kind, crash or "failed", now)
             return
@@ -412,6 +416,9 @@ class Daemon:
             self.costs.poll_seen(report.requests)
         if kind == PRICES:
             self.costs.full_sync = max(report.requests, 1)
+            # a full sync the budget refused waits for the budget, not for a retry
+            bad = report.result in ("failed", "partial")
+            self._full_sync_failures = self._full_sync_failures + 1 if bad else 0
         if kind == DETECT:
             self.costs.detection_seen(report.requests, self.costs.check_windows)
         if kind == RECONCILE:
@@ -464,11 +471,13 @@ class Daemon:
         self._schedule(POLL, delay)
 
     def full_sync_interval(self) -> float:
-        """``price_check_interval_seconds``, or longer when the last full sync cost more than
-        ``full_sync_budget_share`` of the day's quota allows at that rate (a free licence)."""
-        quota = max(self._clients[0].gate.quota, 1)  # one gate for all the property's clients
-        affordable = DAY_SECONDS * self.costs.full_sync / (quota * self.settings.full_sync_budget_share)
-        return max(self.settings.price_check_interval_seconds, affordable)
+        """Seconds until the next full sync (:func:`.planning.full_sync_delay`)."""
+        return full_sync_delay(
+            self.settings,
+            quota=self._clients[0].gate.quota,  # one gate for all the property's clients
+            last_cost=self.costs.full_sync,
+            failures=self._full_sync_failures,
+        )
 
     def _schedule_detect(self, took: float = 0.0) -> None:
         plan = self.replan()
