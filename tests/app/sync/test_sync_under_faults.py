@@ -38,6 +38,7 @@ from roomsync.adapters.client import RetryPolicy, ServiceClient
 from roomsync.adapters.client.config import reserves_of
 from roomsync.adapters.store import Store, open_store, upgrade_to_head
 from roomsync.app.daemon.planning import RunCosts, full_sync_delay, plan_polling
+from roomsync.app.daemon.runtime import service_failed
 from roomsync.app.sync import SyncEngine, SyncOptions, SyncReport
 from roomsync.property import PropertyContext
 
@@ -197,7 +198,7 @@ async def daemon_hour(store: Store, engine: SyncEngine) -> list[str]:
         nonlocal failures
         report = await engine.sync_property()
         costs.full_sync = max(report.requests, 1)
-        failures = failures + 1 if report.result in ("failed", "partial") else 0
+        failures = failures + 1 if service_failed(report) else 0
         return f"sync {report.result}"
 
     def next_full_sync(at: float) -> float:

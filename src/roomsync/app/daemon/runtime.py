@@ -126,6 +126,20 @@ def describe_failure(report: SyncReport) -> str:
     return ("partly failed: " + ", ".join(troubled))[:300]
 
 
+def service_failed(report: SyncReport) -> bool:
+    """The run failed or stopped short because of the service (an error, a read that gave up), not
+    because the budget refused it: only the former is worth trying again soon."""
+    if report.result == "failed":
+        return True
+    if report.result != "partial":
+        return False
+    return (
+        report.pms.prices_failed is not None
+        or any(o.status is ListingStatus.FAILED for o in report.listings)
+        or report.prices.result.value in ("error", "failed")
+    )
+
+
 class Daemon:
     """Everything ``roomsync serve`` runs for one property; see the module docstring."""
 
@@ -416,9 +430,7 @@ class Daemon:
             self.costs.poll_seen(report.requests)
         if kind == PRICES:
             self.costs.full_sync = max(report.requests, 1)
-            # a full sync the budget refused waits for the budget, not for a retry
-            bad = report.result in ("failed", "partial")
-            self._full_sync_failures = self._full_sync_failures + 1 if bad else 0
+            self._full_sync_failures = self._full_sync_failures + 1 if service_failed(report) else 0
         if kind == DETECT:
             self.costs.detection_seen(report.requests, self.costs.check_windows)
         if kind == RECONCILE:
