@@ -113,6 +113,54 @@ def test_one_daemon_per_property_and_data_directory(emulator: Emulator, tmp_path
         assert first.stop() == 0
 
 
+def test_a_second_replica_on_one_sqlite_file_is_refused_whatever_its_data_directory(
+    emulator: Emulator, tmp_path: Path
+) -> None:
+    """The guard is keyed on the database file, not on data_dir: a second ``serve`` with a data
+    directory of its own, reaching the same file by another path (a symbolic link), is refused in
+    one line naming the file; the CLI of the second directory finds the running daemon too."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (tmp_path / "alias").symlink_to(shared, target_is_directory=True)
+    database = shared / "roomsync.db"
+    first_env = daemon_env(
+        emulator.url,
+        tmp_path / "data-1",
+        free_port(),
+        database_url=f"sqlite:///{database}",
+        schedule_jitter_seconds="3600",
+    )
+    first = start_daemon(first_env, tmp_path / "first.log", "--migrate")
+    try:
+        second_env = daemon_env(
+            emulator.url,
+            tmp_path / "data-2",
+            free_port(),
+            database_url=f"sqlite:///{tmp_path / 'alias' / 'roomsync.db'}",
+        )
+        try:
+            second = serve(second_env)
+        except subprocess.TimeoutExpired:
+            pytest.fail("a second roomsync serve on the same SQLite file started (its data_dir differs)")
+        assert second.returncode == 1
+        lines = second.stderr.strip().splitlines()
+        assert len(lines) == 1, second.stderr
+        assert lines[0].startswith("roomsync: ") and "Traceback" not in second.stderr
+        assert f"already runs on this database ({database})" in lines[0]
+        assert "SQLite serves one replica" in lines[0] and first.url in lines[0]
+        assert not (tmp_path / "data-2" / "roomsync.db").exists()
+        shown = subprocess.run(
+            [*ROOMSYNC, "status"], env=second_env, capture_output=True, text=True, timeout=60
+        )
+        assert shown.returncode == 0, shown.stderr
+        assert "daemon running" in shown.stdout
+    finally:
+        assert first.stop() == 0
+    assert not list((tmp_path / "data-1").glob("serve-*.lock"))  # the lock lies next to the file
+    (lock,) = shared.glob("serve-*.lock")
+    assert not lock.read_text()  # released: the next start is not refused
+
+
 def test_a_second_signal_exits_at_once(emulator: Emulator, tmp_path: Path) -> None:
     env = daemon_env(emulator.url, tmp_path / "data", free_port(), schedule_jitter_seconds="0")
     # every answer of the service takes a second: the first full sync is in flight for minutes

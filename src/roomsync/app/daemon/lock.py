@@ -1,13 +1,14 @@
 """One daemon per SQLite database, and how the CLI finds the daemon of this machine.
 
-``roomsync serve`` holds an exclusive ``flock`` on ``data_dir/serve-<database>.lock`` (a digest
-of the database URL) for as long as it runs, and writes into it where its admin API answers. On
-SQLite that is what refuses a second replica; on Postgres, where replicas coordinate through the
-database, the first replica of the machine holds it only to tell the CLI where it answers. The
-kernel drops the lock when the process dies, however it dies, so a stale file never blocks a
-restart. The CLI
-(``roomsync resync``, ``roomsync status``) tries the same lock: if it cannot take it, a daemon is
-running and the file says where to reach it.
+``roomsync serve`` holds an exclusive ``flock`` on a lock file for as long as it runs, and writes
+into it where its admin API answers. On SQLite the lock file lies next to the database file
+(``serve-<digest of the file's path>.lock`` in its directory), so every process that opens that
+file, whatever its ``data_dir``, meets the same lock: that is what refuses a second replica. On
+Postgres, where replicas coordinate through the database, the lock file is
+``data_dir/serve-<digest of the URL>.lock`` and the first replica of the machine holds it only to
+tell the CLI where it answers. The kernel drops the lock when the process dies, however it dies,
+so a stale file never blocks a restart. The CLI (``roomsync resync``, ``roomsync status``) tries
+the same lock: if it cannot take it, a daemon is running and the file says where to reach it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
+
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
 from roomsync.settings import Settings
 
@@ -35,9 +39,41 @@ class DaemonInfo:
     """``serve`` for a daemon; ``resync`` while a command writes directly (no daemon running)."""
 
 
+def sqlite_file(database_url: str) -> Path | None:
+    """The file of a SQLite database URL, absolute and with symbolic links resolved (so two
+    spellings of one file agree); None for another database or one in memory."""
+    try:
+        url = make_url(database_url)
+    except ArgumentError:
+        return None
+    if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
+        return None
+    database = url.database
+    if database.startswith("file:"):  # a URI filename (uri=true): its path, without the query
+        database = database[len("file:"):].partition("?")[0]
+        if not database or database == ":memory:":
+            return None
+    return Path(database).expanduser().resolve()
+
+
 def lock_path(settings: Settings) -> Path:
+    database = sqlite_file(settings.effective_database_url)
+    if database is not None:
+        digest = hashlib.sha256(str(database).encode()).hexdigest()[:12]
+        return database.parent / f"serve-{digest}.lock"
     digest = hashlib.sha256(settings.effective_database_url.encode()).hexdigest()[:12]
     return settings.data_dir / f"serve-{digest}.lock"
+
+
+def database_name(settings: Settings) -> str:
+    """The database as the refusal names it: the SQLite file, else the URL without its password."""
+    database = sqlite_file(settings.effective_database_url)
+    if database is not None:
+        return str(database)
+    try:
+        return make_url(settings.effective_database_url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "the configured database"
 
 
 def _read(handle: IO[str]) -> DaemonInfo:
@@ -61,6 +97,7 @@ class DaemonLock:
 
     def __init__(self, settings: Settings) -> None:
         self.path = lock_path(settings)
+        self.database = database_name(settings)
         self._handle: IO[str] | None = None
 
     def acquire(self, admin_url: str | None, role: str = "serve") -> None:
@@ -73,7 +110,7 @@ class DaemonLock:
             handle.close()
             raise DaemonAlreadyRunning(
                 f"another roomsync {other.role} (pid {other.pid or '?'}) already runs on this database "
-                f"with data_dir {self.path.parent}"
+                f"({self.database})"
                 + (f", answering on {other.admin_url}" if other.admin_url else "")
             ) from None
         handle.seek(0)
