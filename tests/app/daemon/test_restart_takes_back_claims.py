@@ -32,6 +32,9 @@ def test_a_killed_daemon_restarted_places_every_booking_within_ten_seconds(tmp_p
             schedule_jitter_seconds="0",
             webhook_require_signature="false",  # the emulator signs with its own, far-off clock
             replica_id="test-replica-1",
+            # the guests' checks answer from the view the first sync filled: a re-read of the PMS
+            # (2 s late below) would pass the checkout's 1.5 s wait and the check would say no
+            availability_view_max_age_seconds="3600",
         )
         daemon = start_daemon(env, tmp_path / "first.log", "--migrate")
         try:

@@ -26,6 +26,7 @@ from sync_harness import (
 )
 
 from roomsync.adapters.store import Store
+from roomsync.adapters.store.availability_view import SqlAvailabilityView
 from roomsync.adapters.store.webhook_records import ChannelBooking, SqlWebhookRecords
 from roomsync.app.daemon.observe import set_listing_gauges
 from roomsync.app.sync import ListingStatus, PricesResult, SyncOptions
@@ -293,6 +294,44 @@ async def test_resync_repairs_drift_the_ledger_cannot_see(
     assert control.counts()[READ_INVENTORY] == 1 and control.counts()[PUT_INVENTORY] == 1
     assert control.counts().get(POST_PRICES, 0) == 0
     assert_converged(emulator, control)
+
+
+async def test_a_resync_of_a_few_nights_keeps_the_closures_located_outside_them(
+    emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
+) -> None:
+    """A resync of a date range (and its plan) reads the closures of those nights only: the store
+    keeps the ones located elsewhere, which the polls and the guest checks use (forgotten, the next
+    poll would open the closed nights on the channel, a guest check would answer yes for them)."""
+    engine = make_engine(sqlite_store)
+    load_demo_mapping(sqlite_store, engine.settings, emulator.state)
+    assert (await engine.sync_property()).result == "ok"
+    located = sqlite_store.sync_state.located_closures(engine.property_id)
+    assert located.property_wide and located.room_types  # the demo's, 45 and 100 nights ahead
+    first, last = FIRST + timedelta(days=2), FIRST + timedelta(days=4)
+    await engine.plan_resync([ListingKey(engine.property_id, *DOUBLES)], first, last)
+    assert (await engine.resync(None, first, last)).result == "ok"
+    assert sqlite_store.sync_state.located_closures(engine.property_id) == located
+    assert (await engine.poll_availability()).result == "ok"
+    assert_converged(emulator, control)
+
+
+async def test_a_full_sync_fills_the_guests_availability_view(
+    emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
+) -> None:
+    """The full sync reads which rooms are free over the horizon anyway: the webhook receiver's
+    view takes that read, so a guest's check right after a first sync answers from it instead of
+    reading the PMS while the guest waits (before, only a poll filled it, and a check between the
+    first sync and the first poll found no availability at all)."""
+    engine = make_engine(sqlite_store)
+    load_demo_mapping(sqlite_store, engine.settings, emulator.state)
+    view = SqlAvailabilityView(sqlite_store.engine)
+    assert view.read_nights(engine.property_id, 1, [FIRST, LAST]) == {}
+    assert (await engine.sync_property()).result == "ok"
+    free = control.free_rooms(FIRST, LAST)
+    for room_type_id, per_night in free.items():
+        rows = view.read_nights(engine.property_id, room_type_id, per_night)
+        assert {night: row.free_rooms for night, row in rows.items()} == per_night, room_type_id
+        assert not any(row.stale for row in rows.values())
 
 
 def _block_body(listing: tuple[str, str], first: date, last: date) -> Any:

@@ -422,7 +422,21 @@ class SyncEngine:
             concurrency=self.options.concurrency,
             closure_types=closure_types,
         )
-        await self._save_closures(facts, closure_types, read_at)
+        horizon = self._horizon()
+        if (nights[0], nights[-1]) == (horizon[0], horizon[-1]):
+            await self._save_closures(facts, closure_types, read_at)
+        else:  # a date range: the closures located outside it stay (polls and guest checks use them)
+            known = remembered(located, horizon[0], horizon[-1])
+            kept = with_nights_replaced(known, facts.closures, nights[0], nights[-1], closure_types)
+            await self._save_closures(replace(facts, closures=kept), closure_types, read_at)
+        if facts.free_room_ids is not None:  # the guests' checks answer from it: fresh for free
+            await asyncio.to_thread(
+                SqlAvailabilityView(self.store.engine).save_read,
+                self.property_id,
+                read_at,
+                facts.free_rooms,
+                facts.free_room_ids,
+            )
         self._summarise_pms(report, facts, len(room_types))
         self.progress("pms", 1, 1)
         run = ListingRun(

@@ -45,6 +45,8 @@ class PmsFacts:
     prices: PmsPrices
     read_at: datetime | None = None
     """When the free rooms were read (the history of nights names the read its values came from)."""
+    free_room_ids: dict[int, dict[date, frozenset[int]]] | None = None
+    """Which rooms were free (the read that counted ``free_rooms``), for the guests' availability view."""
 
 
 async def read_free_rooms(
@@ -87,7 +89,7 @@ async def read_pms(
 ) -> PmsFacts:
     """Free rooms, closures and prices of the horizon (``located``: the closures located before;
     ``closure_types``: the types whose closures matter, all of ``room_type_ids`` when None)."""
-    free = await read_free_rooms(client, first, last, Priority.AVAILABILITY)
+    rooms = await read_free_room_ids(client, first, last, Priority.AVAILABILITY)
     closures, prices = await read_closures_and_prices(
         client,
         store,
@@ -104,7 +106,7 @@ async def read_pms(
         concurrency=concurrency,
         closure_types=closure_types,
     )
-    return PmsFacts(first, last, free, closures, prices, read_at=now)
+    return PmsFacts(first, last, counts_of(rooms), closures, prices, read_at=now, free_room_ids=rooms)
 
 
 async def read_closures_and_prices(
