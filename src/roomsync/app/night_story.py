@@ -75,10 +75,13 @@ def request_text(entry: HistoryEntry) -> str:
         return "seen by a channel read"
     if entry.kind is EntryKind.PRICE_PUSH:
         return f"POST Prices ({request.get('elements')} elements), answered {request.get('result')}"
-    answer = f"answered {request.get('updated_days')} days updated" if "updated_days" in request else ""
+    operations = str(request.get("operations"))
+    which = f"operations {operations}" if ".." in operations else f"operation {operations}"
+    updated = request.get("updated_days")
+    answer = f"; the channel answered {updated} days updated" if "updated_days" in request else ""
     return (
-        f"{request.get('operation', '?')} request {request.get('request_index')} operation(s) "
-        f"{request.get('operations')}, {answer}, priority {request.get('priority')}"
+        f"{request.get('operation', '?')} request {request.get('request_index')} ({which}){answer}; "
+        f"priority {request.get('priority')}"
     )
 
 
@@ -91,8 +94,13 @@ def _entry_line(entry: HistoryEntry) -> str:
     nights = (
         f"{entry.first_night}..{entry.last_night}" if entry.first_night != entry.last_night else "this night"
     )
-    verb = "drift found" if entry.kind is EntryKind.DRIFT else "pushed"
-    return f"{verb} {entry.field} {_value(entry.old)} -> {_value(entry.new)} ({nights}; {run_text(entry)})"
+    why = f"({nights}; {run_text(entry)})"
+    if entry.kind is EntryKind.DRIFT:
+        return (
+            f"drift found: the channel showed {entry.field} = {_value(entry.new)} where roomsync had "
+            f"pushed {_value(entry.old)} {why}"
+        )
+    return f"pushed {entry.field}: {_value(entry.old)} -> {_value(entry.new)} {why}"
 
 
 def _guest_line(event: GuestEvent) -> str:

@@ -16,13 +16,15 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from datetime import time as day_time
 from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
 
+from roomsync.core.api.channel import Availability, InventoryOperation, InventoryUpdate
+from roomsync.core.codec import CONTENT_TYPE, PayloadFormat, encode_request
 from roomsync.emulator.app import create_app
 from roomsync.emulator.clock import EmulatorClock
 from roomsync.emulator.scenario import DEMO_MAPPING_TOML, build_state
@@ -74,6 +76,34 @@ class Emulator:
         response = self.control.get(path, params=params)
         assert response.status_code == 200, f"{path}: {response.status_code} {response.text}"
         return response.json()
+
+    def host_sets_availability(self, account_id: str, listing_id: str, night: date, available: str) -> None:
+        """The host changes one night of a listing on the channel behind roomsync's back: a ``PUT
+        Inventory`` through the service's own API, with a token of its own (the control surface
+        has no calendar edit). roomsync's ledger does not know: only a read of the channel shows it."""
+        update = InventoryUpdate(
+            account_id=account_id,
+            listing_id=listing_id,
+            operations=[
+                InventoryOperation(
+                    date_from=night, date_to=night, set_available=True, available=Availability(available)
+                )
+            ],
+        )
+        with httpx.Client(base_url=self.url, timeout=30) as http:
+            credentials = {"username": "demo", "password": PASSWORD, "domain": "demo-hotel"}
+            token = http.post("/v1/Token", data={"grant_type": "password", **credentials})
+            assert token.status_code == 200, token.text
+            answer = http.put(
+                f"/v1/ChannelManager/{self.state.channel_name}/Inventory",
+                content=encode_request(update, PayloadFormat.JSON),
+                headers={
+                    "Authorization": f"Bearer {token.json()['access_token']}",
+                    "Content-Type": CONTENT_TYPE[PayloadFormat.JSON],
+                    "Accept": CONTENT_TYPE[PayloadFormat.JSON],
+                },
+            )
+            assert answer.status_code == 200, answer.text
 
 
 @contextlib.contextmanager

@@ -8,11 +8,13 @@ run directly when none does.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import time
-from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable, Iterator
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from daemon_harness import (
@@ -122,6 +124,137 @@ def test_the_history_of_a_night_through_the_admin_api(daemon: DaemonProcess) -> 
     assert story["listing"] == "2001/41000003" and set(story["current"]) >= {"available", "count"}
     assert story["current"]["available"]["trigger"] == "schedule"  # the daemon's first full sync
     assert daemon.admin("GET", f"/properties/demo-hotel/listings/2001/9/nights/{night}").status_code == 404
+
+
+def story_of(daemon: DaemonProcess, listing: str, night: date) -> dict[str, Any]:
+    answer = daemon.admin("GET", f"/properties/demo-hotel/listings/{listing}/nights/{night}")
+    assert answer.status_code == 200, answer.text
+    story: dict[str, Any] = answer.json()
+    return story
+
+
+def pushed_since(daemon: DaemonProcess, listing: str, night: date, field: str, new: object) -> Any:
+    """The night's last push of ``field`` once it is ``new``, else None (for wait_until)."""
+    entry = story_of(daemon, listing, night)["current"].get(field)
+    return entry if entry is not None and entry["new"] == new else None
+
+
+def free_rooms(emulator: Emulator, room_type_id: int, night: date) -> int:
+    free = emulator.get("/pms/availability", **{"from": str(night), "to": str(night)})["freeRooms"]
+    return int(free.get(str(room_type_id), {}).get(str(night), 0))
+
+
+def front_desk_books(emulator: Emulator, room_type_id: int, night: date, guest: str) -> None:
+    emulator.post(
+        "/pms/book",
+        {
+            "dateFrom": str(night),
+            "dateTo": str(night + timedelta(days=1)),
+            "lastName": guest,
+            "roomTypeId": room_type_id,
+        },
+    )
+
+
+TRIGGER_OF_RUN = {"poll": "poll", "detect": "detection", "push_nights": "webhook", "sync": "schedule"}
+"""What the history must say started a push, by the kind of the daemon's run that made it."""
+
+
+def pushed_by(run_kind: str, change: Callable[[], dict[str, Any]], tries: int = 3) -> dict[str, Any]:
+    """The push of a change made by ``change()`` (which returns that push's history entry) when a
+    run of ``run_kind`` carried it. Another job may get to a change first (a detection that found
+    anything reads the free rooms as well; a poll may read the PMS between the bridge's booking and
+    the guard's push): its entry must then name its own trigger, and a new change is made."""
+    for _ in range(tries):
+        entry = change()
+        assert entry["trigger"] == TRIGGER_OF_RUN.get(entry["run_kind"]), entry
+        if entry["run_kind"] == run_kind:
+            return entry
+    raise AssertionError(f"another job pushed each of {tries} changes before a {run_kind} run did")
+
+
+def test_the_history_records_what_started_each_run(emulator: Emulator, daemon: DaemonProcess) -> None:
+    """Every push is recorded with what started its run: the availability poll, the closure and
+    price detection, the overbooking guard's push after a booking webhook, an admin's resync (with
+    who asked). Full syncs run every ~10 min of wall time here, after the test."""
+    today = datetime.now(UTC).date()
+    doubles = "2001/41000003"  # the room-type listing of room type 1 (8 rooms)
+    closures = (20, 21, 22, 45, 46)  # the demo's own closures (of the suites, of the property)
+    nights = [today + timedelta(days=offset) for offset in range(10, 80) if offset not in closures]
+    open_doubles = iter(n for n in nights[:40] if free_rooms(emulator, 1, n) >= 2)
+
+    def front_desk_books_a_double() -> dict[str, Any]:
+        booked = next(open_doubles)
+        count = story_of(daemon, doubles, booked)["current"]["count"]["new"]
+        front_desk_books(emulator, 1, booked, "Poll")
+        return wait_until(
+            lambda: pushed_since(daemon, doubles, booked, "count", count - 1), 30, "the booking's push"
+        )
+
+    # the front desk books a double: the next availability poll pushes the night's new count
+    entry = pushed_by("poll", front_desk_books_a_double)
+    assert entry["trigger"] == "poll", entry
+
+    # the front desk closes the doubles for a night: only a detection (or a full sync) reads closures
+    closed = next(open_doubles)
+    emulator.post("/pms/close", {"dateFrom": str(closed), "dateTo": str(closed), "roomTypeId": 1})
+    entry = wait_until(
+        lambda: pushed_since(daemon, doubles, closed, "available", "unavailable"), 30, "the detection's push"
+    )
+    assert (entry["trigger"], entry["run_kind"]) == ("detection", "detect"), entry
+
+    # a host changes a night on the channel; an admin's resync through the API reads and repairs it
+    # (no other job reads the channel but the daily reconciliation)
+    drifted = next(open_doubles)
+    emulator.host_sets_availability("2001", "41000003", drifted, "unavailable")
+    resync = daemon.admin(
+        "POST",
+        "/resync",
+        json={
+            "listings": [doubles],
+            "date_from": str(drifted),
+            "date_to": str(drifted),
+            "requested_by": "Bob",
+        },
+    )
+    assert resync.status_code == 200 and resync.json()["result"] == "ok", resync.text
+    story = story_of(daemon, doubles, drifted)
+    entry = story["current"]["available"]
+    assert entry["new"] == "available", entry
+    assert (entry["trigger"], entry["run_kind"]) == ("admin resync by Bob", "resync"), entry
+    drift = [item["text"] for item in story["timeline"] if item["kind"] == "drift"]
+    assert drift and "started by admin resync by Bob" in drift[-1], story["timeline"]
+
+    # a guest books the last free room of type 4 through 41000001: the booking webhook makes the
+    # bridge book it in the PMS, and the overbooking guard's push closes the night on 41000002
+    singles = iter(n for n in nights[40:] if free_rooms(emulator, 4, n) >= 1)
+
+    def guest_books_the_last_single() -> dict[str, Any]:
+        night = next(singles)
+        for extra in range(free_rooms(emulator, 4, night) - 1):
+            front_desk_books(emulator, 4, night, f"Desk{extra}")
+        stay = {"listingId": "41000001", "startDate": str(night), "nights": 1}
+        booking = emulator.post("/guest/book", stay)
+        assert booking["booked"], booking
+        delivered = emulator.get("/webhooks", action="ReservationAcceptanceConfirmation")["deliveries"]
+        body = json.dumps(next(d["payload"] for d in delivered if d["id"] == booking["delivery"]["id"]))
+        received = daemon.http.post(
+            f"{daemon.url}/webhooks/RentalChannel",
+            content=body.encode(),
+            headers={
+                "Content-Type": "application/json",
+                SIGNATURE_HEADER: sign(WEBHOOK_SECRET, int(time.time()), body.encode()),
+            },
+        )
+        assert received.status_code == 200, received.text
+        return wait_until(
+            lambda: pushed_since(daemon, "2001/41000002", night, "available", "unavailable"),
+            30,
+            "the guard's push",
+        )
+
+    entry = pushed_by("push_nights", guest_books_the_last_single)
+    assert entry["trigger"] == "webhook", entry
 
 
 def test_status_lists_every_mapped_listing_with_the_schedule(daemon: DaemonProcess) -> None:

@@ -300,11 +300,14 @@ def create_console_app(replica: Replica, admin_token: str) -> Starlette:
             raise Refused(409, f"property {pid} is not served by this replica ({replica.name})")
         return daemon
 
+    async def listing_keys(pid: str) -> list[str]:
+        mapping = await asyncio.to_thread(replica.store.mappings.load_mapping, pid)
+        return [e.listing_key(pid).text for e in (mapping.listings if mapping else ())]
+
     async def resync_page(request: Request, session: Session) -> Response:
         pid = request.path_params["pid"]
         context_of(pid)
-        mapping = await asyncio.to_thread(replica.store.mappings.load_mapping, pid)
-        keys_ = [e.listing_key(pid).text for e in (mapping.listings if mapping else ())]
+        keys_ = await listing_keys(pid)
         values = request.query_params
         listings, first, last = resync_args(pid, values)
         plan: SyncReport | None = None
@@ -312,8 +315,10 @@ def create_console_app(replica: Replica, admin_token: str) -> Starlette:
         if values.get("plan"):
             daemon = running(pid)
             try:
-                async with daemon.lock:
-                    plan = await daemon.engine.plan_resync(listings or None, first, last)
+                # drift the plan's channel read finds goes into the history of the nights
+                with triggered_by(f"admin resync plan by {session.who} (console)"):
+                    async with daemon.lock:
+                        plan = await daemon.engine.plan_resync(listings or None, first, last)
             except ValueError as error:
                 raise Refused(400, str(error)) from None
             writes = sum(row.write_requests for row in plan.listings)
@@ -351,7 +356,7 @@ def create_console_app(replica: Replica, admin_token: str) -> Starlette:
             request,
             "resync.html",
             pid=pid,
-            listings=[],
+            listings=await listing_keys(pid),  # the form shows what was resynced
             chosen=form.get("listing"),
             date_from=form.get("from"),
             date_to=form.get("to"),

@@ -95,10 +95,12 @@ class NightRow:
     pushed_at: datetime | None = None
     channel: dict[str, object] = field(default_factory=dict)
     """What the channel confirmed last (a write or a read): the ledger."""
+    drifted: set[str] = field(default_factory=set)
+    """Fields whose channel value differs from roomsync's last push: a channel read (a resync, its
+    plan, a reconciliation) found what someone else set there."""
     drift: bool = False
-    """A channel read found a value roomsync had not pushed, and no push has repaired it since."""
-    stale: bool = False
-    """The channel's value differs from roomsync's last push (a change not yet confirmed)."""
+    """The channel shows another value than roomsync pushed (``drifted``), or a read recorded drift
+    in the history that no push has repaired since (the repair failed)."""
 
 
 def calendar_rows(
@@ -120,9 +122,11 @@ def calendar_rows(
         shown: dict[str, object] = {"available": state.available, "count": state.count}
         if state.price is not None:
             shown["price"] = int(state.price)
-        rows[night].channel = {name: value for name, value in shown.items() if value is not None}
         row = rows[night]
-        row.stale = any(row.channel.get(name) != value for name, value in row.pushed.items())
+        row.channel = {name: value for name, value in shown.items() if value is not None}
+        # the ledger takes what a channel read saw, the history only what roomsync pushed
+        row.drifted = {name for name, value in row.pushed.items() if row.channel.get(name) != value}
+        row.drift = row.drift or bool(row.drifted)
     return [rows[night] for night in nights]
 
 

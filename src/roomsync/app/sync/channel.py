@@ -162,7 +162,9 @@ async def _sync(
         outcome.drift_days = sum(
             1 for day, state in ledger.items() if _drifted(state, current.get(day), managed)
         )
-        if outcome.drift_days and not run.dry_run:
+        if outcome.drift_days:
+            # a plan's read too: it becomes the ledger's baseline below, so the resync confirmed
+            # after it finds no drift of its own; the history keeps what this read found
             drift = drift_entries(key, ledger, current, managed, read_at)
             await asyncio.to_thread(store_entries, run.store, run.property_id, drift, read_at)
     else:

@@ -1,11 +1,12 @@
 """Recording the history of nights (``roomsync.core.history``) where the ledger advances.
 
 ``channel.py`` calls :func:`record_push` right after the channel confirmed a ``PUT Inventory``
-(the same moment the ledger records it), so only confirmed pushes are history; a read that found
-drift is recorded by :func:`record_drift`. What started the run travels in context variables:
-the daemon sets the trigger per job (``schedule``, ``poll``, ``webhook``), the admin API and the
-console set ``admin resync by WHO``, the engine sets the run's kind and id; a command-line run
-keeps the default ``command line``.
+(the same moment the ledger records it), so only confirmed pushes are history; what a channel
+read (a resync's, its plan's, a reconciliation's) found changed behind roomsync's back is recorded
+with :func:`drift_entries`. What started the run travels in context variables: the daemon sets
+the trigger per job (``schedule``, ``poll``, ``detection``, ``webhook``), the admin API and the
+console set ``admin resync by WHO`` (the console's plan ``admin resync plan by WHO``), the engine
+sets the run's kind and id; a command-line run keeps the default ``command line``.
 """
 
 from __future__ import annotations
