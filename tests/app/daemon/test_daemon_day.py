@@ -15,7 +15,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
@@ -210,6 +210,47 @@ def expected_calendar(day: Day, listing_id: str) -> dict[str, tuple[str, int | N
     return expected
 
 
+def inactive_listings(status: dict[str, Any]) -> set[str]:
+    """The listings a property's status (``GET /admin/.../status``) shows roomsync not syncing."""
+    return {
+        row["listing_id"]
+        for row in status["listings"]
+        if row["paused"] or row["sync_category"] not in ("Full", "Limited")
+    }
+
+
+def channel_differences(day: Day, inactive: Collection[str]) -> dict[str, dict[str, Any]]:
+    """Where the channel does not hold what the PMS implies: for every active listing, the nights
+    whose (availability, count) differ, as ``{night: (held, expected)}``, and the doubles' prices
+    the day changed, as ``{"price " + night: (held, expected)}``; empty when the property converged."""
+    differences: dict[str, dict[str, Any]] = {}
+    for listing_id in sorted(set(LISTING_ROOM_TYPE) - set(inactive)):
+        expected = expected_calendar(day, listing_id)
+        got = {}
+        for entry in calendar(day.emulator, listing_id, day.today, CHECKED_NIGHTS):
+            availability = entry["availability"]
+            if listing_id in SINGLE and entry["reserved"]:
+                availability = "unavailable"  # the channel's own hold
+                expected[entry["date"]] = ("unavailable", None)
+            got[entry["date"]] = (availability, entry["availableCount"])
+        wrong = {
+            night: (got.get(night), expected.get(night))
+            for night in sorted(set(got) | set(expected))
+            if got.get(night) != expected.get(night)
+        }
+        if wrong:
+            differences[listing_id] = wrong
+    if "41000003" not in inactive:
+        doubles = {d["date"]: d for d in calendar(day.emulator, "41000003", day.today, CHECKED_NIGHTS)}
+        for (room_type, night), price in sorted(day.prices.items()):
+            if room_type != 1:
+                continue
+            held = Decimal(str(doubles[night.isoformat()]["dailyPrice"]))
+            if held != price:
+                differences.setdefault("41000003", {})[f"price {night}"] = (held, price)
+    return differences
+
+
 def run_day(day: Day, advance_to: Callable[[float], None]) -> None:
     pending = sorted(ACTIVITIES, key=lambda item: item[0])
     started = datetime.now(UTC)
@@ -292,27 +333,9 @@ def test_a_day_of_roomsync_serve_against_the_emulator(tmp_path: Path, faults: di
             status = daemon.status()
 
             # the channel holds what the PMS implies, for every active listing
-            inactive = {
-                row["listing_id"]
-                for row in status["listings"]
-                if row["paused"] or row["sync_category"] not in ("Full", "Limited")
-            }
+            inactive = inactive_listings(status)
             assert inactive == {"41000002", "41000005"}  # unlinked today; never connected
-            for listing_id in sorted(set(LISTING_ROOM_TYPE) - inactive):
-                expected = expected_calendar(day, listing_id)
-                held = calendar(emulator, listing_id, today, CHECKED_NIGHTS)
-                got = {}
-                for entry in held:
-                    availability = entry["availability"]
-                    if listing_id in SINGLE and entry["reserved"]:
-                        availability = "unavailable"  # the channel's own hold
-                        expected[entry["date"]] = ("unavailable", None)
-                    got[entry["date"]] = (availability, entry["availableCount"])
-                assert got == expected, f"listing {listing_id} differs from the PMS"
-            doubles = {d["date"]: d for d in calendar(emulator, "41000003", today, CHECKED_NIGHTS)}
-            for (room_type, night), price in day.prices.items():
-                if room_type == 1:
-                    assert Decimal(str(doubles[night.isoformat()]["dailyPrice"])) == price
+            assert channel_differences(day, inactive) == {}, "the channel differs from the PMS"
 
             # every guest booking is in the PMS, once
             assert len(day.guest_codes) == 5

@@ -53,7 +53,6 @@ def test_refused_credentials_are_named(emulator: Emulator, tmp_path: Path) -> No
     assert "refused the credentials of user 'demo'" in line and "not-the-password" not in result.stderr
 
 
-
 def test_a_wrong_password_is_refused_even_while_a_stored_token_is_valid(
     emulator: Emulator, tmp_path: Path
 ) -> None:
@@ -76,6 +75,7 @@ def test_a_wrong_password_is_refused_even_while_a_stored_token_is_valid(
     assert result.returncode == 1
     line = last_line(result)
     assert "refused the credentials of user 'demo'" in line and "changed-since" not in result.stderr
+
 
 def test_missing_credentials_and_mapping_are_named(emulator: Emulator, tmp_path: Path) -> None:
     env = daemon_env(emulator.url, tmp_path / "data", free_port())
@@ -266,3 +266,47 @@ def test_a_run_left_open_by_a_killed_daemon_is_closed(emulator: Emulator, tmp_pa
         ).fetchone()
     assert closed == ("abandoned", 1)
     assert f"closed sync run(s) {left_open[0][0]} as abandoned" in successor.log()
+
+
+def test_a_restarted_daemon_goes_on_with_the_schedule_the_store_shows(
+    emulator: Emulator, tmp_path: Path
+) -> None:
+    """A restart (a rolling upgrade, a takeover) right after a healthy full sync does not spend
+    another: the ledger, closures and prices it left are in the store, so the next full sync comes
+    when it is due and the polls go on. A daemon whose last full sync failed syncs at once."""
+    import sqlite3
+
+    database = tmp_path / "data" / "roomsync.db"
+
+    def runs(kind: str) -> int:
+        with sqlite3.connect(database) as db:
+            return int(db.execute("SELECT count(*) FROM sync_run WHERE kind = ?", (kind,)).fetchone()[0])
+
+    env = daemon_env(
+        emulator.url, tmp_path / "data", free_port(), time_scale="0.01", schedule_jitter_seconds="0"
+    )
+    first = start_daemon(env, tmp_path / "first.log", "--migrate")
+    try:
+        wait_until(lambda: first.job("prices")["last_result"] == "ok", 60, "the first full sync")
+    finally:
+        assert first.stop() == 0, first.log()[-2000:]
+    assert runs("sync") == 1
+    polls = runs("poll")
+
+    again = start_daemon(env, tmp_path / "again.log")
+    try:
+        wait_until(lambda: runs("poll") > polls or None, 30, "a poll of the restarted daemon")
+        assert again.job("prices")["last_result"] == "ok"  # the last full sync, from the store
+        assert "the schedule goes on from the store" in again.log()
+    finally:
+        assert again.stop() == 0, again.log()[-2000:]
+    assert runs("sync") == 1  # the full sync is due hours later (price_check_interval_seconds)
+
+    with sqlite3.connect(database) as db:  # the last full sync as if it had failed
+        db.execute("UPDATE sync_run SET result = 'failed' WHERE kind = 'sync'")
+    third = start_daemon(env, tmp_path / "third.log")
+    try:
+        wait_until(lambda: runs("sync") == 2 or None, 60, "a full sync at once")
+        assert "first full sync now" in third.log()
+    finally:
+        assert third.stop() == 0, third.log()[-2000:]

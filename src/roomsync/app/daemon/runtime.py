@@ -6,8 +6,8 @@ Jobs (each run recorded in ``sync_runs``, each kind's health logged only when it
 kind       what                                  when next
 ========== ===================================== =============================================
 prices     full sync (``sync_property``): free    every ``price_check_interval_seconds``; the
-           rooms, closures, PMS price detection,  first run right after the start
-           listing pushes, connected prices
+           rooms, closures, PMS price detection,  first run right after the start, unless the
+           listing pushes, connected prices       store shows a healthy recent one (:mod:`.resume`)
 poll       ``poll_availability``: one PMS read,   planned from the budget and the learned
            pushes of the listings that changed    week after each run (:mod:`.planning`)
 detect     ``detect_changes``: the closure check  the same, with its own share of the budget
@@ -53,6 +53,7 @@ from roomsync.app.daemon.observe import (
     set_store_gauges,
 )
 from roomsync.app.daemon.planning import PollPlan, RunCosts, Shapes, full_sync_delay, plan_polling
+from roomsync.app.daemon.resume import ScheduleResume, aware, last_runs, resumable
 from roomsync.app.daemon.scheduler import ChainScheduler, wall_now
 from roomsync.app.daemon.startup import check_credentials, check_mapping, check_settings
 from roomsync.app.daemon.status import JobStatus, PropertyStatus, collect_status, schedule_from_plan
@@ -193,6 +194,8 @@ class Daemon:
         self._store: Store = store
         self._engine: SyncEngine | None = None
         self._worker: InboxWorker | None = None
+        self._resume: ScheduleResume | None = None
+        """Where the property's schedule stood in the store when this replica took it (:mod:`.resume`)."""
         self.debouncer = PushDebouncer(
             self._push,
             settings.webhook_push_debounce_seconds * settings.time_scale,
@@ -262,6 +265,7 @@ class Daemon:
             await asyncio.to_thread(set_listing_gauges, self.metrics, self.store, self.context)
             await asyncio.to_thread(self._load_learning)
             await self._estimate_detection()
+            self._resume = await self._resume_point()
             self.replan()
         except BaseException:
             await self.close()
@@ -300,13 +304,59 @@ class Daemon:
         self._scheduler.start()
         self.debouncer.take_over()  # the targeted pushes a previous owner left, made now
         scale = self.settings.time_scale
-        self._schedule(PRICES, self._jitter())
+        if self._resume is None:
+            self._schedule(PRICES, self._jitter())
+        else:
+            self._continue_schedule(self._resume)
         self._schedule(RECONCILE, self.settings.reconcile_interval_seconds * scale + self._jitter())
         self._schedule(REPUSH, self.settings.repush_interval_seconds * scale + self._jitter())
+        if self._resume is None:
+            self.log.info(
+                "serving property %s: first full sync now, then %s",
+                self.property_id,
+                self.plan.explanation if self.plan else "polling as the budget allows",
+            )
+
+    async def _resume_point(self) -> ScheduleResume | None:
+        full_sync, started = await asyncio.to_thread(last_runs, self.store, self.property_id, (POLL, DETECT))
+        covered = full_sync is not None and await self.engine.synced_every_listing_since(
+            aware(full_sync.started_at)
+        )
+        if full_sync is None or not resumable(full_sync, covered):
+            return None
+        return ScheduleResume(full_sync, started)
+
+    def _continue_schedule(self, resume: ScheduleResume) -> None:
+        """Continue the schedule the store shows (:mod:`.resume`): each job when it is due,
+        counted from its last run, at once when that is past."""
+        last = resume.full_sync
+        assert last.finished_at is not None
+        self.costs.full_sync = max(last.requests_spent, 1)
+        record = self.jobs[PRICES]
+        record.last_run_at, record.last_result = aware(last.finished_at), last.result
+        now = self.clock()
+        scale = self.settings.time_scale
+        plan = self.replan()
+        started = aware(last.started_at)
+
+        def wait(since: datetime, interval: float) -> float:
+            return max(0.0, interval * scale - (now - since).total_seconds())
+
+        self._schedule(PRICES, wait(started, self.full_sync_interval()) + self._jitter())
+        for kind, interval in ((POLL, plan.interval), (DETECT, plan.detect_interval)):
+            if math.isfinite(interval):
+                self._schedule(kind, wait(resume.last_started.get(kind, started), interval))
+            else:
+                self._schedule(kind, plan.seconds_to_reset * scale + self._jitter())
         self.log.info(
-            "serving property %s: first full sync now, then %s",
+            "serving property %s: its last full sync (run %d) ended %s at %s; the schedule goes on "
+            "from the store, the next full sync in %.0f s, then %s",
             self.property_id,
-            self.plan.explanation if self.plan else "polling as the budget allows",
+            last.id,
+            last.result,
+            record.last_run_at.isoformat(timespec="seconds"),
+            wait(started, self.full_sync_interval()) / scale,
+            plan.explanation,
         )
 
     async def stop(self) -> None:
@@ -347,6 +397,8 @@ class Daemon:
         """Close as abandoned the runs whose process died (no heartbeat for three intervals):
         at start, then every interval. Their end was never recorded, so they showed as running."""
         beat = self.settings.run_heartbeat_seconds
+        # the runs beat every ``beat * time_scale`` seconds of the clock: silence is measured so too
+        silence = timedelta(seconds=3 * beat * self.settings.time_scale)
         failing = False
         while True:
             now = self.clock()
@@ -354,7 +406,7 @@ class Daemon:
                 closed = await asyncio.to_thread(
                     self.store.sync_runs.close_silent_runs,
                     self.property_id,
-                    now - timedelta(seconds=3 * beat),
+                    now - silence,
                     now,
                     set(self.engine.runs_in_flight),
                 )
@@ -370,7 +422,7 @@ class Daemon:
                     self.log.warning(
                         "closed sync run(s) %s as abandoned: no heartbeat for %g s, their process stopped",
                         ", ".join(map(str, closed)),
-                        3 * beat,
+                        silence.total_seconds(),
                     )
             await asyncio.sleep(beat * self.settings.time_scale)
 

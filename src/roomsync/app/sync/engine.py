@@ -495,6 +495,27 @@ class SyncEngine:
         report.notes.extend(facts.closures.notes)
         report.notes.extend(facts.prices.notes)
 
+    async def synced_every_listing_since(self, since: datetime) -> bool:
+        """Whether every mapped listing roomsync manages (not paused, connected as ``Full`` or
+        ``Limited``) was synced at ``since`` or later, and the connection of every other one is
+        known (a listing mapped after ``since`` is neither); False without a mapping."""
+        mapping = await asyncio.to_thread(self.store.mappings.load_mapping, self.property_id)
+        if mapping is None:
+            return False
+        states = await self._listing_states(mapping.listings)
+        floor = since if since.tzinfo else since.replace(tzinfo=UTC)
+
+        def synced(state: ListingState) -> bool:
+            at = state.last_synced_at
+            return at is not None and (at if at.tzinfo else at.replace(tzinfo=UTC)) >= floor
+
+        def covered(state: ListingState) -> bool:
+            if state.sync_category is None:
+                return False
+            return state.paused or state.sync_category not in MANAGED_CATEGORIES or synced(state)
+
+        return all(covered(state) for state in states.values())
+
     async def _listing_states(self, listings: Sequence[ListingMapping]) -> dict[ListingKey, ListingState]:
         def load() -> dict[ListingKey, ListingState]:
             get = self.store.listing_states.get_listing_state
