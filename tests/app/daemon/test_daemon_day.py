@@ -314,6 +314,10 @@ def test_a_day_of_roomsync_serve_against_the_emulator(tmp_path: Path, faults: di
             day = Day(emulator, today, [], [], {})
             run_day(day, advance_to)
             last_change = datetime.now(UTC)
+            # the plan at the end of the day; after it the emulated clock stops at 23:30 while the
+            # daemon's runs go on (a whole emulated day's worth of them may follow in the wait
+            # below), which no real service's clock does: the plan is read now
+            day_end_schedule = daemon.status()["schedule"]
 
             # settle: webhooks delivered and applied, then a full sync and a poll that started after
             # the last change
@@ -365,10 +369,17 @@ def test_a_day_of_roomsync_serve_against_the_emulator(tmp_path: Path, faults: di
             # the plan follows the server's quota reset (usage headers), not the daemon's own clock
             emulated_reset = emulator.state.clock.seconds_to_midnight()
             assert abs(status["schedule"]["seconds_to_reset"] - emulated_reset) < 1800
-            assert status["schedule"]["poll_interval_seconds"] is not None
+            assert day_end_schedule["poll_interval_seconds"] is not None, day_end_schedule
 
             # requests: within the quota, and what /metrics counted is what the emulator received
             counted_before = requests_in_metrics(daemon.metrics_text())
+            # the emulator logs a request when it answers it: a slow one (faults) sent before the
+            # count above is logged up to slowMs later
+            wait_until(
+                lambda: emulator.get("/requests", limit=1)["total"] >= counted_before or None,
+                5,
+                f"the emulator to have received the {counted_before} requests /metrics counted",
+            )
             log = emulator.get("/requests", limit=1)
             counted_after = requests_in_metrics(daemon.metrics_text())
             received = log["total"]
