@@ -461,6 +461,7 @@ def measure(args: argparse.Namespace, tmp: Path) -> int:
             wall = time.monotonic() - began
             cpu = cpu_seconds(serve.pid) - cpu0
             settled = asyncio.run(settle_pending(args, emulator_url, desks, engine))
+            unseen_lines = asyncio.run(describe_unseen(emulator_url, desks))
             emulator_cpu = cpu_seconds(emulator.pid) - emu0
             peak_rss = memory_kib(serve.pid, "VmHWM") / 1024
             calls = used_calls(control, ids)
@@ -502,6 +503,8 @@ def measure(args: argparse.Namespace, tmp: Path) -> int:
         f"front-desk changes the channel had to follow: {total} ({unseen} not shown by the end, "
         f"{settled:.0f} s after the window; {superseded} overtaken by a later change of its nights)"
     )
+    for line in unseen_lines[:10]:
+        print(f"  not shown: {line}")
     if latencies:
         print(
             f"front desk -> channel: p50 {statistics.median(latencies):.0f} s, "
@@ -529,6 +532,30 @@ async def settle_pending(
             await watch(desks, engine, args.time_scale, min(until, time.monotonic() + 5))
             pending = [c for c in pending if c.pending]
     return time.monotonic() - began
+
+
+async def describe_unseen(emulator_url: str, desks: dict[str, Desk]) -> list[str]:
+    """For each change the channel still does not show: when it was made, and per night what the
+    bench expects against what the channel shows now (and what the PMS implies now)."""
+    lines = []
+    async with httpx.AsyncClient(base_url=emulator_url, timeout=60) as http:
+        for desk in desks.values():
+            desk.http = http
+            for change in (c for c in desk.changes if c.pending):
+                shown = await desk.shown(set(change.expected))
+                nights = sorted({date.fromisoformat(night) for _, night in change.expected})
+                now_pms: Shown = {}
+                for room_type_id, listings in LISTINGS.items():
+                    if any(listing in {k[0] for k in change.expected} for listing, _ in listings):
+                        now_pms.update(await desk.expected(room_type_id, nights))
+                wrong = {
+                    f"{listing} {night}": f"expected {value}, channel {shown.get((listing, night))}, "
+                    f"PMS now {now_pms.get((listing, night))}"
+                    for (listing, night), value in sorted(change.expected.items())
+                    if shown.get((listing, night)) != value
+                }
+                lines.append(f"{desk.property_id} change at {change.at:%H:%M:%S}: {wrong}")
+    return lines
 
 
 async def window(
