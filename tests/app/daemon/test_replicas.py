@@ -18,7 +18,9 @@ and the database's run rows.
   in time (one replica runs one property's runs one at a time, so an overlap can only be two
   replicas), and in each domain's request log the bursts of one replica's engine requests never
   overlap another replica's;
-- requests per property within 5 % of the one-replica run: the same day (same seeds, same changes
+- requests within 5 % of the one-replica run, in all and per property (per property plus the one
+  poll or detection that the end of its window may cut off in one day and not in the other;
+  such a run costs about 6 % of a property's window here): the same day (same seeds, same changes
   at the same emulated hours) is served first by one replica; compared, per property, are the
   requests its domain received in the ``COMPARED_HOURS`` emulated hours after every property's
   first full sync (the changes happen in them), and the requests of the first full syncs (their
@@ -71,9 +73,12 @@ DAY_SECONDS = 86_400 * TIME_SCALE
 """Real seconds one emulated day takes (432)."""
 LAST_HOUR = 23.5
 """The clock stops here: the quota day must not end inside the test."""
-COMPARED_HOURS = 4.0
-"""Emulated hours after the first full syncs whose requests are compared (72 real s): the day's
-changes, polls and detections, not yet the next full sync (6 h)."""
+COMPARED_HOURS = 5.0
+"""Emulated hours after each property's first full sync whose requests are compared (90 real s):
+the day's changes, polls and detections, not yet the next full sync (6 h). The changes start
+once every property is synced: on a loaded machine one replica's twenty first syncs end up to
+1.3 emulated hours apart, so the last change (2.1 h later) and what it causes stay inside every
+window."""
 WITHIN = 0.05
 TAKEOVER_LIMIT = 60.0
 BURST_GAP = timedelta(seconds=60)
@@ -87,15 +92,15 @@ def rng_listing(rng: random.Random) -> str:
 
 
 CHANGES: list[tuple[float, Callable[[Day, random.Random], None]]] = [
-    (1.0, lambda d, rng: d.guest_books(rng_listing(rng))),
-    (1.2, lambda d, rng: d.book_front_desk(1, 5 + rng.randrange(10), 2)),
-    (2.0, lambda d, rng: d.change_price(1, 20, 22, "150.00")),
-    (2.4, lambda d, rng: d.book_front_desk(2, 8 + rng.randrange(5), 3)),
-    (2.8, lambda d, rng: d.close(2, 50, 51)),
-    (3.0, lambda d, rng: d.cancel_front_desk()),
+    (0.1, lambda d, rng: d.guest_books(rng_listing(rng))),
+    (0.3, lambda d, rng: d.book_front_desk(1, 5 + rng.randrange(10), 2)),
+    (1.1, lambda d, rng: d.change_price(1, 20, 22, "150.00")),
+    (1.5, lambda d, rng: d.book_front_desk(2, 8 + rng.randrange(5), 3)),
+    (1.9, lambda d, rng: d.close(2, 50, 51)),
+    (2.1, lambda d, rng: d.cancel_front_desk()),
 ]
-"""(emulated hour, what happens then at every property): the same in both runs (one seeded draw
-per property)."""
+"""(emulated hours after every property's first full sync, what happens then at every property):
+the same in both runs (one seeded draw per property)."""
 
 
 class DrivenClock:
@@ -441,6 +446,9 @@ class DayCounts:
     """Per property: requests in its compared window, and per part and operation."""
     first_syncs: dict[str, int]
     """Per property: requests of its first full sync."""
+    run_at_edge: int
+    """The most one scheduled run (a poll or a detection, the median of each) costs: a window of
+    a property's day can end just before one run of the one day and just after it in the other."""
 
 
 def compressed_day(running: Deployment) -> DayCounts:
@@ -473,12 +481,25 @@ def compressed_day(running: Deployment) -> DayCounts:
     first = first_full_syncs(running.database_url)
     starts = {domain: running.clock.emulated(ended) for domain, (_, ended) in first.items()}
     earliest = (min(starts.values()) - running.clock.start).total_seconds() / 3600
-    assert began + CHANGES[-1][0] < earliest + COMPARED_HOURS, "a change falls after a window"
+    # the last change and the pushes, checks and placements it causes, inside every window
+    assert began + CHANGES[-1][0] + 0.5 < earliest + COMPARED_HOURS, "a change falls after a window"
     latest = (max(starts.values()) - running.clock.start).total_seconds() / 3600
     print(f"first full syncs ended at emulated hours {earliest:.2f}..{latest:.2f}; changes from {began:.2f}")
     running.clock.wait_for_hour(latest + COMPARED_HOURS + 0.1)
     window = {domain: requests_in_window(running.emulators[domain], starts[domain]) for domain in running.ids}
-    return DayCounts(window, {domain: spent for domain, (spent, _) in first.items()})
+    return DayCounts(
+        window, {domain: spent for domain, (spent, _) in first.items()}, run_at_edge(running.database_url)
+    )
+
+
+def run_at_edge(database_url: str) -> int:
+    dsn = database_url.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(dsn) as db:
+        rows = db.execute(
+            "SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY requests_spent) FROM sync_run "
+            "WHERE kind IN ('poll', 'detect') GROUP BY kind"
+        ).fetchall()
+    return max((int(row[0]) for row in rows), default=0)
 
 
 @pytest.fixture(scope="module")
@@ -577,11 +598,15 @@ def test_three_replicas_share_twenty_properties_through_a_kill_and_a_rolling_res
 
     # --- requests per property, three replicas against one --------------------------------------
     one, three_counts = one_replica_day.window, three.window
+    edge = max(one_replica_day.run_at_edge, three.run_at_edge)
     lines = []
     worst = 0.0
+    beyond = []
     for domain in sorted(three_counts):
         (n3, _), (n1, _) = three_counts[domain], one[domain]
         worst = max(worst, abs(n3 - n1) / n1)
+        if abs(n3 - n1) > WITHIN * n1 + edge:
+            beyond.append(domain)
         s1, s3 = one_replica_day.first_syncs[domain], three.first_syncs[domain]
         lines.append(f"{domain}: {n1} -> {n3} ({(n3 - n1) / n1:+.1%}); first full sync {s1} -> {s3}")
     by_part1 = sum((parts for _, parts in one.values()), Counter[str]())
@@ -608,5 +633,9 @@ def test_three_replicas_share_twenty_properties_through_a_kill_and_a_rolling_res
         f"compressed day, {end_hours:.1f} at the end"
     )
     assert takeover_seconds <= TAKEOVER_LIMIT
-    assert worst <= WITHIN, f"a property's requests differ by {worst:.1%} from the one-replica run"
+    # the whole of the properties within 5 %; each property within 5 % plus the one run that the
+    # end of its window may cut off in one day and not in the other (measured: 0 to 5 requests of
+    # about 85, a detection's cost, on the first three properties one replica synced)
+    assert abs(total3 - total1) <= WITHIN * total1, f"requests {total1} -> {total3}"
+    assert beyond == [], f"beyond 5 % + one run ({edge} requests): {beyond}; worst {worst:.1%}"
     assert abs(first3 - first1) <= WITHIN * first1, f"first full syncs: {first1} -> {first3} requests"
