@@ -291,11 +291,15 @@ class WebhookDispatcher:
         return max(0.0, min(waits)) if waits else None
 
     async def _attempt(self, client: httpx.AsyncClient, delivery: Delivery) -> None:
+        # decided when the attempt starts, and the delivery counts as received only once its
+        # duplicate went too: a control call in between must not drop the duplicate, and a waiter
+        # for "received" must find both sent
+        duplicate = self.duplicate
         attempt = await self._post(client, delivery, timeout=10.0)
         if attempt.received:
-            delivery.state = DeliveryState.RECEIVED
-            if self.duplicate:
+            if duplicate:
                 await self._post(client, delivery, timeout=10.0, duplicate=True)
+            delivery.state = DeliveryState.RECEIVED
         else:
             retries_done = len([a for a in delivery.attempts if not a.duplicate]) - 1
             if retries_done >= len(RETRY_DELAYS):
