@@ -106,6 +106,21 @@ class Emulator:
             assert answer.status_code == 200, answer.text
 
 
+def domain_emulators(
+    states: dict[str, EmulatorState], url: str, cleanup: contextlib.ExitStack
+) -> dict[str, Emulator]:
+    """One :class:`Emulator` per domain of a multi-domain emulator served at ``url``
+    (``roomsync.emulator.domains``), each with its own control client, closed by ``cleanup``."""
+    return {
+        domain: Emulator(
+            state,
+            url,
+            cleanup.enter_context(httpx.Client(base_url=f"{url}/_domains/{domain}/_emulator", timeout=30)),
+        )
+        for domain, state in states.items()
+    }
+
+
 @contextlib.contextmanager
 def emulator_at_start_of_today(*, quota: int | None = None) -> Iterator[Emulator]:
     """The demo hotel with its clock frozen at 00:00:30 UTC of today's (wall clock) date, so the

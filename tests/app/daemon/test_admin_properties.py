@@ -24,7 +24,16 @@ from typing import Any
 
 import httpx
 import pytest
-from daemon_harness import ADMIN_TOKEN, ROOMSYNC, DaemonProcess, Emulator, free_port, start_daemon, wait_until
+from daemon_harness import (
+    ADMIN_TOKEN,
+    ROOMSYNC,
+    DaemonProcess,
+    Emulator,
+    domain_emulators,
+    free_port,
+    start_daemon,
+    wait_until,
+)
 from test_daemon_day import Day
 
 from roomsync.emulator.clock import EmulatorClock
@@ -99,16 +108,7 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
     start = datetime.combine(datetime.now(UTC).date(), day_time(0, 0, 30), tzinfo=UTC)
     states = build_domains(2, clock=EmulatorClock(start, frozen=True))
     with serve_in_thread(DomainsApp(states)) as url, contextlib.ExitStack() as cleanup:
-        emulators = {
-            domain: Emulator(
-                state,
-                url,
-                cleanup.enter_context(
-                    httpx.Client(base_url=f"{url}/_domains/{domain}/_emulator", timeout=30)
-                ),
-            )
-            for domain, state in states.items()
-        }
+        emulators = domain_emulators(states, url, cleanup)
         env = {k: v for k, v in os.environ.items() if not k.startswith("ROOMSYNC_")}
         env.update(
             ROOMSYNC_BASE_URL=url,

@@ -52,7 +52,15 @@ from typing import Any
 import httpx
 import psycopg
 import pytest
-from daemon_harness import ADMIN_TOKEN, DaemonProcess, Emulator, free_port, start_daemon, wait_until
+from daemon_harness import (
+    ADMIN_TOKEN,
+    DaemonProcess,
+    Emulator,
+    domain_emulators,
+    free_port,
+    start_daemon,
+    wait_until,
+)
 from test_daemon_day import Day, channel_differences, inactive_listings
 
 from roomsync.adapters.store import open_store
@@ -244,16 +252,7 @@ def deployment(tmp_path: Path, names: tuple[str, ...]) -> Iterator[Deployment]:
         scratch_postgres_database("roomsync_replicas") as database_url,
         contextlib.ExitStack() as cleanup,
     ):
-        emulators = {
-            domain: Emulator(
-                state,
-                url,
-                cleanup.enter_context(
-                    httpx.Client(base_url=f"{url}/_domains/{domain}/_emulator", timeout=30)
-                ),
-            )
-            for domain, state in states.items()
-        }
+        emulators = domain_emulators(states, url, cleanup)
         store = open_store(database_url, upgrade=True)
         mapping = parse_mapping_toml(DEMO_MAPPING_TOML, "demo mapping")
         for i in range(1, DOMAINS + 1):
