@@ -320,14 +320,19 @@ def requests_in_window(emulator: Emulator, first: datetime) -> tuple[int, Counte
     return len(within), parts
 
 
+def run_rows(database_url: str, query: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Rows of ``query`` (over ``sync_run``) in the deployment's database."""
+    with psycopg.connect(database_url.replace("postgresql+psycopg://", "postgresql://")) as db:
+        return db.execute(query, params).fetchall()
+
+
 def first_full_syncs(database_url: str) -> dict[str, tuple[int, datetime]]:
     """Each property's first full sync: the requests it spent and when it ended (wall clock)."""
-    dsn = database_url.replace("postgresql+psycopg://", "postgresql://")
-    with psycopg.connect(dsn) as db:
-        rows = db.execute(
-            "SELECT DISTINCT ON (property_id) property_id, requests_spent, finished_at FROM sync_run "
-            "WHERE kind = 'sync' ORDER BY property_id, started_at"
-        ).fetchall()
+    rows = run_rows(
+        database_url,
+        "SELECT DISTINCT ON (property_id) property_id, requests_spent, finished_at FROM sync_run "
+        "WHERE kind = 'sync' ORDER BY property_id, started_at",
+    )
     return {property_id: (int(spent), finished) for property_id, spent, finished in rows}
 
 
@@ -364,12 +369,11 @@ def overlapping_runs(database_url: str, kills: dict[str, datetime]) -> list[str]
     """Run rows of one property that overlap in time. A run still open counts as running until
     now; a run the kill left open (closed as abandoned later, by another replica) ended when its
     process was killed."""
-    dsn = database_url.replace("postgresql+psycopg://", "postgresql://")
-    with psycopg.connect(dsn) as db:
-        rows = db.execute(
-            "SELECT property_id, id, kind, started_at, finished_at, result FROM sync_run "
-            "ORDER BY property_id, started_at, id"
-        ).fetchall()
+    rows = run_rows(
+        database_url,
+        "SELECT property_id, id, kind, started_at, finished_at, result FROM sync_run "
+        "ORDER BY property_id, started_at, id",
+    )
     never = datetime.max.replace(tzinfo=UTC)
     found: list[str] = []
     latest: dict[str, tuple[datetime, str]] = {}
@@ -396,14 +400,13 @@ def synced_since(
 ) -> set[str]:
     """The properties of ``property_ids`` with a run of ``kinds`` started after ``since`` (and
     ended, with ``finished``)."""
-    dsn = database_url.replace("postgresql+psycopg://", "postgresql://")
     ended = " AND finished_at IS NOT NULL" if finished else ""
-    with psycopg.connect(dsn) as db:
-        rows = db.execute(
-            "SELECT DISTINCT property_id FROM sync_run WHERE kind = ANY(%s) AND started_at > %s "
-            "AND property_id = ANY(%s)" + ended,
-            (list(kinds), since, property_ids),
-        ).fetchall()
+    rows = run_rows(
+        database_url,
+        "SELECT DISTINCT property_id FROM sync_run WHERE kind = ANY(%s) AND started_at > %s "
+        "AND property_id = ANY(%s)" + ended,
+        (list(kinds), since, property_ids),
+    )
     return {row[0] for row in rows}
 
 
@@ -492,12 +495,11 @@ def compressed_day(running: Deployment) -> DayCounts:
 
 
 def run_at_edge(database_url: str) -> int:
-    dsn = database_url.replace("postgresql+psycopg://", "postgresql://")
-    with psycopg.connect(dsn) as db:
-        rows = db.execute(
-            "SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY requests_spent) FROM sync_run "
-            "WHERE kind IN ('poll', 'detect') GROUP BY kind"
-        ).fetchall()
+    rows = run_rows(
+        database_url,
+        "SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY requests_spent) FROM sync_run "
+        "WHERE kind IN ('poll', 'detect') GROUP BY kind",
+    )
     return max((int(row[0]) for row in rows), default=0)
 
 

@@ -19,6 +19,7 @@ from roomsync.core.ports import SyncRun
 
 FULL_SYNC_RUN = "sync"
 HEALTHY_RESULTS = frozenset({"ok", "ok_with_warnings"})
+"""Results of a run that leave the property in step (the daemon's health uses them too)."""
 
 
 @dataclass(frozen=True)

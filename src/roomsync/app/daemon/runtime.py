@@ -53,7 +53,7 @@ from roomsync.app.daemon.observe import (
     set_store_gauges,
 )
 from roomsync.app.daemon.planning import PollPlan, RunCosts, Shapes, full_sync_delay, plan_polling
-from roomsync.app.daemon.resume import ScheduleResume, aware, last_runs, resumable
+from roomsync.app.daemon.resume import HEALTHY_RESULTS, ScheduleResume, aware, last_runs, resumable
 from roomsync.app.daemon.scheduler import ChainScheduler, wall_now
 from roomsync.app.daemon.startup import check_credentials, check_mapping, check_settings
 from roomsync.app.daemon.status import JobStatus, PropertyStatus, collect_status, schedule_from_plan
@@ -79,7 +79,6 @@ RECONCILE = "reconcile"
 PUSH = "push"
 RESYNC = "resync"
 SCHEDULED = (PRICES, POLL, DETECT, RECONCILE, REPUSH)
-HEALTHY_RESULTS = frozenset({"ok", "ok_with_warnings"})
 PLAN_CHANGE_LOGGED = 0.25
 """A new poll interval is logged when it differs from the last one logged by more than this share."""
 
