@@ -393,14 +393,26 @@ class Daemon:
         self.log.info("stopped")
 
     async def _sweep_abandoned_runs(self) -> None:
-        """Close as abandoned the runs whose process died (no heartbeat for three intervals):
-        at start, then every interval. Their end was never recorded, so they showed as running."""
+        """Close as abandoned the runs whose process died (no heartbeat for three intervals),
+        every interval from the first one after the start. Their end was never recorded, so they
+        showed as running.
+
+        A run beats every ``run_heartbeat_seconds * time_scale`` real seconds, and this loop
+        sweeps at the same pace; "three intervals" is three times what the daemon's clock advanced
+        during the last one, which holds whether the clock is real or runs faster than real time
+        (a compressed emulator's clock, where one real interval is a whole heartbeat of the clock)."""
         beat = self.settings.run_heartbeat_seconds
-        # the runs beat every ``beat * time_scale`` seconds of the clock: silence is measured so too
-        silence = timedelta(seconds=3 * beat * self.settings.time_scale)
+        interval = beat * self.settings.time_scale
+        least = timedelta(seconds=interval)
         failing = False
+        before = self.clock()
         while True:
+            await asyncio.sleep(interval)
             now = self.clock()
+            silence = 3 * max(now - before, least)
+            before = now
+            if self.engine.runs_starting:  # a run's row exists but its id is not known here yet
+                continue
             try:
                 closed = await asyncio.to_thread(
                     self.store.sync_runs.close_silent_runs,
@@ -423,7 +435,6 @@ class Daemon:
                         ", ".join(map(str, closed)),
                         silence.total_seconds(),
                     )
-            await asyncio.sleep(beat * self.settings.time_scale)
 
     def _jitter(self) -> float:
         return self.rng.uniform(0.0, self.settings.schedule_jitter_seconds) * self.settings.time_scale

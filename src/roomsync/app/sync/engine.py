@@ -196,6 +196,11 @@ class SyncEngine:
         """Ids of this engine's runs in progress (alive, whatever their heartbeat says)."""
         return self.recorder.runs_in_flight
 
+    @property
+    def runs_starting(self) -> int:
+        """Runs of this engine being recorded, their ids not known yet."""
+        return self.recorder.runs_starting
+
     # --- entry points ---------------------------------------------------------------------------
 
     async def sync_property(self) -> SyncReport:

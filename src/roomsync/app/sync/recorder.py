@@ -53,6 +53,8 @@ class RunRecorder:
         self.clock = clock
         self.runs_in_flight: set[int] = set()
         """Ids of the runs in progress here (alive, whatever their heartbeat says)."""
+        self.runs_starting = 0
+        """Runs whose row is being written and whose id is not in ``runs_in_flight`` yet."""
 
     async def run(self, kind: str, dry_run: bool, body: RunBody) -> SyncReport:
         """Run ``body`` as one recorded run of ``kind``; a crash is recorded, then raised again."""
@@ -61,13 +63,18 @@ class RunRecorder:
         report = SyncReport(kind=kind, property_id=self.property_id, started_at=started, dry_run=dry_run)
         sent_before = Counter(self.client.requests_sent.by_operation)
         if not dry_run:
-            report.run_id = await asyncio.to_thread(
-                self.store.sync_runs.start_run, self.property_id, kind, started
-            )
+            # the row is visible to the sweeper before its id is in runs_in_flight: say so
+            self.runs_starting += 1
+            try:
+                report.run_id = await asyncio.to_thread(
+                    self.store.sync_runs.start_run, self.property_id, kind, started
+                )
+                self.runs_in_flight.add(report.run_id)
+            finally:
+                self.runs_starting -= 1
         failure: BaseException | None = None
         beating = None
         if report.run_id is not None:
-            self.runs_in_flight.add(report.run_id)
             beating = asyncio.create_task(self._beat(report.run_id))
         try:
             with history_run(kind, report.run_id, self.settings.history_keep_days):
