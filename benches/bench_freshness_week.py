@@ -119,6 +119,7 @@ class FrontDesk:
     closed: list[tuple[int, list[date]]] = field(default_factory=list)
     changes: list[Change] = field(default_factory=list)
     skipped: int = 0
+    ended_at: datetime | None = None
 
     async def now(self) -> datetime:
         return datetime.fromisoformat((await self.control.get("/clock")).json()["now"])
@@ -239,6 +240,28 @@ class FrontDesk:
                 change.latency = max((run.started_at - change.at).total_seconds(), 0.0) + run.real_seconds
 
 
+def busy_hours(share: float) -> float:
+    """Hours of a day that carry ``share`` of the front desk's changes, busiest hours first (the
+    last one counted in part). A schedule that leaves a change at most ``L`` seconds unseen needs a
+    run every ``L`` seconds through those hours: with changes arriving uniformly within an hour, ``n``
+    runs in an hour leave at most ``n * L`` of its 3,600 seconds within ``L`` of the next run, so no
+    schedule gets ``share`` of the changes within ``L`` with fewer than ``3600 * busy_hours / L``
+    runs a day (filling the busiest hours first is the cheapest way: a linear programme)."""
+    left, hours = share, 0.0
+    for weight in sorted(hour_weights(), reverse=True):
+        if left <= 1e-12:
+            break
+        part = min(1.0, left / weight)
+        hours += part
+        left -= weight * part
+    return hours
+
+
+def best_p95(runs_per_day: float) -> float:
+    """The lowest p95 wait any schedule of ``runs_per_day`` runs can give this front desk (s)."""
+    return 3600 * busy_hours(0.95) / runs_per_day if runs_per_day > 0 else float("inf")
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
@@ -317,6 +340,7 @@ async def run(args: argparse.Namespace, base_url: str, clock: EmulatorClock, dat
             if now >= end:
                 break
             await asyncio.sleep(TICK_SECONDS)
+        desk.ended_at = now
         used.append((await control.get("/quota")).json()["usedCalls"])
         by_operation = (await control.get("/requests", params={"limit": 1})).json()["counts"]
         status = daemon.status()
@@ -330,7 +354,31 @@ async def run(args: argparse.Namespace, base_url: str, clock: EmulatorClock, dat
     print(f"requests of the week by operation: {counted}")
     runs = ", ".join(f"{kind} {len(spent)} / {sum(spent)}" for kind, spent in sorted(by_kind.items()))
     print(f"runs of the week (count / requests): {runs}")
-    return report(args, desk, used, quota, status.schedule.explanation)
+    ok = report(args, desk, used, quota, status.schedule.explanation)
+    bound(args, by_kind, quota)
+    return ok
+
+
+def bound(args: argparse.Namespace, by_kind: dict[str, list[int]], quota: int) -> None:
+    """What any schedule would need: the lower bounds of :func:`busy_hours`, next to what ran."""
+    targets = TARGETS[args.licence]
+    polls = len(by_kind.get("poll", [])) / args.days
+    detections = by_kind.get("detect", [])
+    per_day = len(detections) / args.days
+    check = statistics.median(detections) if detections else 1.0
+    print(
+        f"hours carrying 95 % of the changes: {busy_hours(0.95):.1f}; polls {polls:.0f} a day, the best p95 "
+        f"any schedule of as many polls gives: {best_p95(polls):.0f} s; detections {per_day:.0f} a day: "
+        f"{best_p95(per_day):.0f} s"
+    )
+    need_polls = 3600 * busy_hours(0.95) / targets["booking"]
+    need_detections = 3600 * busy_hours(0.95) / targets["closure"]
+    print(
+        f"fewest requests a day for the {args.licence} targets on this front desk: {need_polls:.0f} polls + "
+        f"{need_detections:.0f} detections x {check:.0f} (the median detection this week) = "
+        f"{need_polls + need_detections * check:.0f}, before any write, narrowing read or full sync "
+        f"({(need_polls + need_detections * check) / quota:.0%} of the quota)"
+    )
 
 
 def report(args: argparse.Namespace, desk: FrontDesk, used: list[int], quota: int, plan: str) -> int:
@@ -356,6 +404,10 @@ def report(args: argparse.Namespace, desk: FrontDesk, used: list[int], quota: in
             f"{kind:>12}: {len(latencies)} shown, {unseen} not shown; p50 {p50:.0f} s, p95 {p95:.0f} s, "
             f"max {max(latencies):.0f} s (target p95 < {targets[kind]:.0f} s: {'met' if met else 'NOT met'})"
         )
+        for change in changes:
+            if change.latency is None and desk.ended_at is not None:
+                left = (desk.ended_at - change.at).total_seconds()
+                print(f"{'':>12}  not shown: made at {change.at:%a %H:%M:%S}, {left:.0f} s before the end")
     superseded = sum(1 for c in desk.changes if c.superseded)
     print(f"changes overtaken by a later one on the same night: {superseded}; not made: {desk.skipped}")
     print(f"the daemon's plan at the end: {plan}")

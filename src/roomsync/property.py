@@ -53,6 +53,8 @@ PROPERTY_SETTINGS: frozenset[str] = frozenset(
         "channel_booking_agency_id",
         "payout_payment_method_id",
         "poll_budget_share",
+        "spend_share",
+        "free_licence_spend_share",
         "price_check_interval_seconds",
         "reconcile_interval_seconds",
         "repush_interval_seconds",

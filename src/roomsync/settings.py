@@ -238,6 +238,17 @@ class Settings(BaseSettings):
         "detection) plans to spend, pro rata for the time left until the reset; the rest stays for "
         "the pushes, the other jobs, guests and other applications.",
     )
+    spend_share: float = Field(
+        0.6, gt=0, le=1,
+        description="Most of a day's quota roomsync plans to spend in all on a paid licence (polls, "
+        "detections, pushes, full syncs, reconciliation): polling gets what the rest leaves of it, so "
+        "a day of many pushes polls less instead of spending past it.",
+    )
+    free_licence_spend_share: float = Field(
+        1.0, gt=0, le=1,
+        description="The same on a free licence (100 requests a day or fewer), where every request "
+        "buys freshness: all of the quota but the guest reserve by default.",
+    )
     availability_max_gap_seconds: float = Field(
         900.0, gt=0,
         description="Longest wait between two availability polls while the day's plan can afford it "

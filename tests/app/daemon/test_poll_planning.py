@@ -235,3 +235,48 @@ def test_a_failed_full_sync_is_tried_again_soon_and_a_costly_one_runs_less_often
     assert full_sync_delay(every, quota=1500, last_cost=10, failures=9) == 21_600  # never later than usual
     # a free licence: 10 % of 100 a day affords a full sync of 25 requests every 2.5 days
     assert full_sync_delay(every, quota=100, last_cost=25, failures=0) == pytest.approx(86_400 * 2.5)
+
+
+def test_a_day_that_spent_much_polls_only_what_the_spend_share_leaves() -> None:
+    def polling(used: int, **values: object) -> tuple[int, int]:
+        plan = plan_polling(
+            settings(**({"spend_share": 0.6} | values)),
+            snapshot(1500, used),
+            Reserves(),
+            resets_at=NOW + DAY,
+            now=NOW + timedelta(hours=12),
+            listings=5,
+            poll_cost=1.0,
+            shapes=FLAT,
+        )
+        return plan.polls_until_reset, plan.detections_until_reset
+
+    # 12 hours left: the other jobs need 2 full syncs x 4 + 1 reconciliation x 5 listings + 1 re-push
+    # = 14. The pace allows 50 % x 1,500 x 12/24 = 375; after 800 requests of its own, 60 % of the
+    # day leaves 900 - 800 - 14 = 86: 30 % (25.8) detections, 60.2 polls.
+    assert polling(800) == (60, 25)
+    # after 400, the ceiling (486) is above the pace: the pace decides, 262.5 polls and 112.5 detections
+    assert polling(400) == (262, 112)
+    # past the ceiling, only the guest reserve and nothing for polling
+    assert polling(890) == (0, 0)
+    # a larger spend share lifts the ceiling: 1,200 - 800 - 14 = 386, above the pace again
+    assert polling(800, spend_share=0.8) == (262, 112)
+
+
+def test_a_measured_reconciliation_cost_is_kept_out_of_polling() -> None:
+    def polls(reconcile_cost: int | None) -> int:
+        return plan_polling(
+            settings(spend_share=1.0, poll_budget_share=1.0),
+            snapshot(1500, 0),
+            Reserves(),
+            resets_at=NOW + DAY,
+            now=NOW,
+            listings=4,
+            poll_cost=1.0,
+            shapes=FLAT,
+            reconcile_cost=reconcile_cost,
+        ).polls_until_reset
+
+    # one reconciliation left today: 4 reads (one per listing) before the first, 52 once one cost 52;
+    # the 48 more requests come out of polling's 70 % (the rest detects): 33.6 polls fewer
+    assert polls(None) - polls(52) in (33, 34)

@@ -75,6 +75,8 @@ class RunCosts:
     """The check windows of the next detection."""
     full_sync: int = 10
     """Requests the last full sync cost (a prior before the first)."""
+    reconcile: int | None = None
+    """Requests the last reconciliation cost (None before the first: one read per listing)."""
 
     def poll_seen(self, requests: int) -> None:
         self.polls += 1
@@ -154,12 +156,19 @@ def plan_polling(
     shapes: Shapes | None = None,
     full_sync_cost: int = POLL_COSTS.price_detection,
     full_sync_every: float | None = None,
+    reconcile_cost: int | None = None,
 ) -> PollPlan:
     """The plan of both detections for a budget ``snapshot`` and the server's reset instant;
     ``poll_cost`` and ``detect_cost``: the requests one availability poll and one closure and
     price detection are expected to take, their writes and narrowing reads included
     (:class:`RunCosts`); ``full_sync_cost`` and ``full_sync_every``: what a full sync costs and
-    how often it runs (the settings' cadence when None), kept out of polling's budget."""
+    how often it runs (the settings' cadence when None), and ``reconcile_cost`` what a
+    reconciliation costs (one read per listing when None), kept out of polling's budget.
+
+    Polling's budget is the least of: what the quota leaves after the guest reserve and those
+    jobs; ``poll_budget_share`` of a day pro rata for the time left (the pace); and what
+    ``spend_share`` of the day leaves after roomsync's own requests so far and those jobs (the
+    day's ceiling, which the pushes and fills of a busy day would otherwise break)."""
     quota = snapshot.quota
     seconds_to_reset = max((resets_at - now).total_seconds(), 1.0)
     guest_reserve = reserves.count(Priority.AVAILABILITY, quota)
@@ -167,14 +176,18 @@ def plan_polling(
     if full_sync_every is not None:
         cadence = replace(cadence, price_detection=full_sync_every)
     costs = replace(POLL_COSTS, price_detection=full_sync_cost)
+    if reconcile_cost is not None:
+        costs = replace(costs, reconciliation_per_listing=math.ceil(reconcile_cost / max(listings, 1)))
     other = other_jobs_cost(seconds_to_reset, listings, costs, cadence)
     for_polling = snapshot.remaining - guest_reserve - other
     if for_polling < 0:  # not even the slower jobs fit: polling comes first, they wait
         other = 0
         for_polling = snapshot.remaining - guest_reserve
     share_budget = settings.poll_budget_share * quota * min(seconds_to_reset / DAY_SECONDS, 1.0)
-    budget = max(min(for_polling, share_budget), 0.0)
-    capped = share_budget < for_polling
+    spend_share = settings.free_licence_spend_share if quota <= FREE_LICENCE_QUOTA else settings.spend_share
+    ceiling = spend_share * quota - snapshot.used_local - other
+    budget = max(min(for_polling, share_budget, ceiling), 0.0)
+    capped = min(share_budget, ceiling) < for_polling
     detect_budget = budget * settings.detect_budget_share
     poll_budget = budget - detect_budget
     local = now.astimezone(ZoneInfo(settings.timezone))
@@ -240,7 +253,11 @@ def _explained(
             f"the quota resets in {plan.seconds_to_reset / 3600:.1f} h"
         )
     else:
-        most = f" (at most {settings.poll_budget_share:.0%} of the day's quota)"
+        spend = settings.free_licence_spend_share if plan.free_licence else settings.spend_share
+        most = (
+            f" (at most {settings.poll_budget_share:.0%} of the day's quota, and what "
+            f"{spend:.0%} of it leaves in all)"
+        )
         share = most if plan.capped_by_share else ""
         text = (
             f"{plan.remaining} of {plan.quota} requests left, {guest_reserve} kept for guests, {other} for "

@@ -496,6 +496,7 @@ class Daemon:
         if kind == DETECT:
             self.costs.detection_seen(report.requests, self.costs.check_windows)
         if kind == RECONCILE:
+            self.costs.reconcile = max(report.requests, 1)
             for outcome in report.listings:
                 if outcome.read_channel:
                     self.drift[outcome.key] = outcome.drift_days
@@ -644,6 +645,7 @@ class Daemon:
             detect_cost=self.costs.detect_cost,
             full_sync_cost=self.costs.full_sync,
             full_sync_every=self.full_sync_interval(),
+            reconcile_cost=self.costs.reconcile,
             shapes=self._shapes,
         )
         self.plan = plan
