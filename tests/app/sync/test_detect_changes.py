@@ -136,3 +136,28 @@ async def test_a_change_beyond_the_near_nights_waits_for_the_full_sync(
     full = await engine.sync_property()
     assert full.result == "ok"
     assert_converged(emulator, control)
+
+
+async def test_a_closure_lifted_on_some_of_its_nights_is_found_by_the_reconciliation(
+    emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
+) -> None:
+    engine = await synced(make_engine, sqlite_store, emulator, control)
+    control.call("POST", "/pms/close", {"dateFrom": night(10), "dateTo": night(14), "roomTypeId": 1})
+    assert (await engine.detect_changes()).pms.closures_changed == (1,)
+    assert_converged(emulator, control)
+    control.call(
+        "POST", "/pms/close", {"dateFrom": night(12), "dateTo": night(12), "roomTypeId": 1, "open": True}
+    )
+
+    # the check's blind spot, by design: the run's window still reads closed
+    blind = await engine.detect_changes()
+    assert blind.pms.closures_changed == ()
+    assert channel_mismatches(emulator.state, control, FIRST, LAST) != []
+
+    control.clear_log()
+    reconciled = await engine.reconcile()
+
+    assert reconciled.result == "ok" and 1 in reconciled.pms.closures_located
+    assert_converged(emulator, control)
+    day = control.calendar(ROOM_TYPE_LISTING, FIRST + timedelta(days=12), FIRST + timedelta(days=12))
+    assert {d["availability"] for d in day.values()} == {"available"}

@@ -19,9 +19,11 @@ Cost: one read per check window (``1 + 2k`` for ``k`` known closed runs), plus a
 ``2 * ceil(log2(W))`` reads per new closed run in a window of ``W`` nights (365 nights, one new
 run of 3 nights: 16 to 18 reads). Located closures are kept in the store (``store.sync_state``: a
 run of nights per row, replaced per room type); :func:`read_closures` with ``relocate=True``
-(reconciliation) forgets them and locates every closure again, which also finds the one blind spot
-of the check: a closure lifted on only some nights of a known closed run. The cheap runs that read
-no closures (the poll, the targeted push) take them from the store (:func:`remembered`).
+(reconciliation) also locates again, within its own window, every known run still reported
+closed, which finds the one blind spot of the check: a closure lifted on only some nights of a
+known closed run (about ``2 * ceil(log2(n))`` reads for a run of ``n`` nights, where forgetting
+every closure and locating them across the horizon cost ``2 * ceil(log2(W))`` per run). The
+cheap runs that read no closures (the poll, the targeted push) take them from the store (:func:`remembered`).
 The store is a cache, never the truth: losing it costs requests, not correctness.
 
 When the budget runs out while locating, every night still in question counts as closed for the
@@ -168,7 +170,7 @@ async def read_closures(
     A check window the budget refused keeps what the store knew of it; ``QuotaExhausted`` is
     raised only when no check window could be read."""
     types = set(room_type_ids)
-    remembered_nights = {} if relocate else remembered_closures(stored, first, last)
+    remembered_nights = remembered_closures(stored, first, last)
     known_nights = {t: nights_closed for t, nights_closed in remembered_nights.items() if t in types}
     known_spans = {t: spans_of(n) for t, n in known_nights.items() if n}
     windows = check_windows(first, last, known_spans, window_nights)
@@ -191,11 +193,13 @@ async def read_closures(
         property_closed.update(_property_closed(answer, window.first_night, window.last_night))
         reported = {t for t, flag in _flags(answer).items() if flag}
         verdict = judge_window(window, reported, known_nights, types)
-        for t in verdict.closed:
+        # relocating: a known run still reported closed may be closed on only some of its nights
+        again = verdict.closed if relocate else frozenset()
+        for t in verdict.closed - again:
             closed[t].update(window.each_night())
         lifted.update(verdict.lifted)
-        if verdict.to_locate:
-            to_locate.append((window, verdict.to_locate))
+        if verdict.to_locate | again:
+            to_locate.append((window, verdict.to_locate | again))
     if len(answers) < len(windows):
         notes.append(
             f"{len(windows) - len(answers)} of {len(windows)} closure checks were refused (budget): "
