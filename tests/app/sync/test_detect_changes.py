@@ -161,3 +161,19 @@ async def test_a_closure_lifted_on_some_of_its_nights_is_found_by_the_reconcilia
     assert_converged(emulator, control)
     day = control.calendar(ROOM_TYPE_LISTING, FIRST + timedelta(days=12), FIRST + timedelta(days=12))
     assert {d["availability"] for d in day.values()} == {"available"}
+
+
+async def test_a_resync_finds_a_closure_lifted_on_some_of_its_nights(
+    emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
+) -> None:
+    engine = await synced(make_engine, sqlite_store, emulator, control)
+    control.call("POST", "/pms/close", {"dateFrom": night(20), "dateTo": night(22), "roomTypeId": 1})
+    assert (await engine.detect_changes()).pms.closures_changed == (1,)
+    control.call(
+        "POST", "/pms/close", {"dateFrom": night(22), "dateTo": night(22), "roomTypeId": 1, "open": True}
+    )
+
+    resynced = await engine.resync()
+
+    assert resynced.result == "ok"
+    assert_converged(emulator, control)

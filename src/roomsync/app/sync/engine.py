@@ -227,6 +227,7 @@ class SyncEngine:
                 only=set(listings) if listings else None,
                 window=(date_from, date_to),
                 read_channel=True,
+                relocate_closures=True,
                 ignore_price_ledger=not listings,
             )
 
@@ -245,7 +246,9 @@ class SyncEngine:
         async def body(report: SyncReport) -> None:
             only = set(listings) if listings else None
             window = (date_from, date_to)
-            await self._full(report, dry_run=True, only=only, window=window, read_channel=True)
+            await self._full(
+                report, dry_run=True, only=only, window=window, read_channel=True, relocate_closures=True
+            )
 
         return await self.recorder.run("plan", True, body)
 
