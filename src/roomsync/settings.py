@@ -272,7 +272,8 @@ class Settings(BaseSettings):
     detect_budget_share: float = Field(
         0.45, gt=0, lt=1,
         description="Share of the polling budget (poll_budget_share) spent detecting closures and "
-        "price changes; the rest polls availability.",
+        "price changes for a front desk whose changes are half bookings, half closures and prices; "
+        "the changes seen lately move it (docs/operations.md); the rest polls availability.",
     )
     activity_half_life_days: float = Field(
         14.0, gt=0,

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from roomsync.core.schedule import Cadence, plan_schedule
+from roomsync.core.schedule import DEFAULT_MIX, Cadence, detection_share, plan_schedule
 
 DAY = 86400.0
 
@@ -65,3 +66,34 @@ def test_less_budget_means_slower_polling() -> None:
     quiet = plan_schedule(quota=1500, used=100, seconds_to_reset=DAY / 2, guest_reserve=75, listings=6)
     busy = plan_schedule(quota=1500, used=1000, seconds_to_reset=DAY / 2, guest_reserve=75, listings=6)
     assert busy.poll_interval > quiet.poll_interval
+
+
+def test_the_default_mix_keeps_the_base_share() -> None:
+    polls, detections = DEFAULT_MIX
+    assert detection_share(0.45, 0.0, 0.0) == pytest.approx(0.45)
+    assert detection_share(0.45, 10 * polls, 10 * detections) == pytest.approx(0.45)
+
+
+def test_a_desk_that_edits_no_prices_moves_the_detections_budget_to_the_polls() -> None:
+    # 200 bookings seen and nothing for the detection, against a prior of 20 in the 30 : 29 mix:
+    # polls 210.17 and detection 9.83 of 220 -> weights 0.45 * sqrt(0.0447 / 0.4915) = 0.1357 and
+    # 0.55 * sqrt(0.9553 / 0.5085) = 0.7539 -> 15.3 %
+    assert detection_share(0.45, 200.0, 0.0) == pytest.approx(0.1525, abs=5e-4)
+    # and the other way round, a desk that only edits prices and closures: polls 10.17, detection
+    # 209.83 -> 0.45 * sqrt(0.9538 / 0.4915) = 0.6269 and 0.55 * sqrt(0.0462 / 0.5085) = 0.1658 -> 79.1 %
+    assert detection_share(0.45, 0.0, 200.0) == pytest.approx(0.7908, abs=5e-4)
+
+
+@given(
+    base=st.floats(0.05, 0.95),
+    polls=st.floats(0, 1e4),
+    detections=st.floats(0, 1e4),
+    more=st.floats(0.1, 1e3),
+)
+def test_more_changes_of_a_kind_never_give_it_less(
+    base: float, polls: float, detections: float, more: float
+) -> None:
+    share = detection_share(base, polls, detections)
+    assert 0 < share < 1
+    assert detection_share(base, polls, detections + more) >= share - 1e-12
+    assert detection_share(base, polls + more, detections) <= share + 1e-12

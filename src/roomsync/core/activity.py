@@ -97,6 +97,11 @@ def week_shape(
     return tuple(weight / total for weight in weights)
 
 
+def learned_mass(learned: Mapping[int, LearnedWeight], now: datetime, *, half_life: timedelta) -> float:
+    """How many changes of a kind were seen, every one decayed to ``now`` (the kind's recent rate)."""
+    return sum(decayed(entry.weight, now - entry.updated_at, half_life) for entry in learned.values())
+
+
 def combined_shape(*shapes: tuple[float, ...]) -> tuple[float, ...]:
     """The shape of a run that sees several kinds (the detection sees closures and prices)."""
     if not shapes:

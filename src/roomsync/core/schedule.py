@@ -128,6 +128,37 @@ def plan_schedule(
 
 # --- each kind of change on its own cadence, shaped by when changes happen -------------------------
 
+DEFAULT_MIX = (30.0, 29.0)
+"""Changes the availability poll sees : changes the detection sees, before anything is learned:
+the mix of a front desk watched from outside (issue 18: 23 bookings and 7 cancellations; 9
+closures and reopenings and 20 price edits)."""
+
+
+def detection_share(
+    base_share: float, seen_by_polls: float, seen_by_detection: float, *, prior_mass: float = 20.0
+) -> float:
+    """The share of polling's budget the closure and price detection gets, given how many changes
+    each kind of run has seen lately (decayed counts); ``base_share`` is its share for the
+    :data:`DEFAULT_MIX`, which also counts as ``prior_mass`` changes seen.
+
+    Why a square root: with runs of kind ``k`` costing ``c_k`` each and its changes coming at rate
+    ``r_k``, the sum over changes of wait / target is least when kind ``k`` gets ``n_k`` runs with
+    ``n_k`` proportional to ``sqrt(r_k / (target_k * c_k))``, i.e. a budget share proportional to
+    ``sqrt(r_k * c_k / target_k)`` (Lagrange). Costs and targets are what ``base_share`` was set
+    for; the rates are what changes: so each kind's weight is its base share times the square root
+    of how much its part of the mix grew or shrank. A front desk that never edits a price moves
+    most of the detection's budget to the polls, and back when it starts."""
+    if not 0 < base_share < 1:
+        raise ValueError(f"base_share={base_share!r}: must be between 0 and 1")
+    polls0, detection0 = (part / sum(DEFAULT_MIX) for part in DEFAULT_MIX)
+    polls = max(seen_by_polls, 0.0) + prior_mass * polls0
+    detection = max(seen_by_detection, 0.0) + prior_mass * detection0
+    total = polls + detection
+    weight_detection = base_share * math.sqrt((detection / total) / detection0)
+    weight_polls = (1 - base_share) * math.sqrt((polls / total) / polls0)
+    return weight_detection / (weight_detection + weight_polls)
+
+
 
 @dataclass(frozen=True)
 class KindPlan:

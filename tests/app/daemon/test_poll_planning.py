@@ -280,3 +280,26 @@ def test_a_measured_reconciliation_cost_is_kept_out_of_polling() -> None:
     # one reconciliation left today: 4 reads (one per listing) before the first, 52 once one cost 52;
     # the 48 more requests come out of polling's 70 % (the rest detects): 33.6 polls fewer
     assert polls(None) - polls(52) in (33, 34)
+
+
+def test_the_changes_seen_lately_move_the_split_between_polls_and_detections() -> None:
+    def plan(seen: tuple[float, float] | None) -> tuple[int, int, float]:
+        made = plan_polling(
+            settings(detect_budget_share=0.45),
+            snapshot(1500, 0),
+            Reserves(),
+            resets_at=NOW + DAY,
+            now=NOW,
+            listings=5,
+            poll_cost=1.0,
+            shapes=Shapes(EVEN, EVEN, seen=seen),
+        )
+        return made.polls_until_reset, made.detections_until_reset, made.detect_share
+
+    # 750 for polling: 45 % detects by default, and for the default mix however much was seen
+    assert plan(None) == (412, 337, 0.45)
+    assert plan((300.0, 290.0))[2] == pytest.approx(0.45)
+    # a desk that only books: 15.25 % (tests/core/test_schedule.py) -> 635.6 polls, 114.4 detections
+    polls, detections, share = plan((200.0, 0.0))
+    assert share == pytest.approx(0.1525, abs=5e-4)
+    assert (polls, detections) == (635, 114)

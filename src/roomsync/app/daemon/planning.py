@@ -26,7 +26,7 @@ from zoneinfo import ZoneInfo
 from roomsync.core.activity import default_shape, hour_of_week
 from roomsync.core.budget import BudgetSnapshot, Reserves
 from roomsync.core.catalog.types import Priority
-from roomsync.core.schedule import Cadence, JobCosts, KindPlan, other_jobs_cost, shape_runs
+from roomsync.core.schedule import Cadence, JobCosts, KindPlan, detection_share, other_jobs_cost, shape_runs
 from roomsync.settings import Settings
 
 DAY_SECONDS = 86_400.0
@@ -49,6 +49,10 @@ class Shapes:
 
     availability: tuple[float, ...]
     detection: tuple[float, ...]
+    seen: tuple[float, float] | None = None
+    """Changes seen lately (decayed counts) by the polls and by the detection, which set the split
+    of the budget between them (:func:`roomsync.core.schedule.detection_share`); None: the split of
+    ``detect_budget_share``."""
 
     @classmethod
     def default(cls) -> Shapes:
@@ -113,6 +117,8 @@ class PollPlan:
     remaining: int
     capped_by_share: bool
     explanation: str
+    detect_share: float = 0.0
+    """The share of the polling budget that goes to closure and price detection."""
 
     @property
     def free_licence(self) -> bool:
@@ -188,12 +194,15 @@ def plan_polling(
     ceiling = spend_share * quota - snapshot.used_local - other
     budget = max(min(for_polling, share_budget, ceiling), 0.0)
     capped = min(share_budget, ceiling) < for_polling
-    detect_budget = budget * settings.detect_budget_share
+    chosen = shapes or Shapes.default()
+    split = settings.detect_budget_share
+    if chosen.seen is not None:
+        split = detection_share(settings.detect_budget_share, *chosen.seen)
+    detect_budget = budget * split
     poll_budget = budget - detect_budget
     local = now.astimezone(ZoneInfo(settings.timezone))
     hour = hour_of_week(local)
     into_hour = local.minute * 60 + local.second + local.microsecond / 1e6
-    chosen = shapes or Shapes.default()
     poll = shape_runs(
         shape=chosen.availability,
         hour=hour,
@@ -225,6 +234,7 @@ def plan_polling(
         remaining=snapshot.remaining,
         capped_by_share=capped,
         explanation="",
+        detect_share=split,
     )
     return _explained(plan, settings, guest_reserve, other, budget, detect_cost, poll, detect)
 
@@ -265,7 +275,8 @@ def _explained(
             + f": availability every {_minutes(plan.interval)} now ({plan.polls_until_reset} polls until "
             f"the reset; a booking reaches the channel within {_minutes(plan.staleness_bound)}"
             + ("" if poll.gap_kept else ", the budget cannot keep the max gap")
-            + f"), closures and prices every {_minutes(plan.detect_interval)} now "
+            + f"), closures and prices ({plan.detect_share:.0%} of it, by the changes seen lately) every "
+            f"{_minutes(plan.detect_interval)} now "
             f"({plan.detections_until_reset} detections of {detect_cost:.0f} request(s); within "
             f"{_minutes(plan.detect_staleness_bound)}"
             + ("" if detect.gap_kept else ", the budget cannot keep the max gap")

@@ -62,7 +62,7 @@ from roomsync.app.sync import ListingStatus, NoMapping, SyncEngine, SyncOptions,
 from roomsync.app.sync.engine import DETECT, POLL, REPUSH
 from roomsync.app.sync.history import daemon_job
 from roomsync.app.webhooks import InboxWorker, create_worker
-from roomsync.core.activity import ChangeKind, combined_shape, week_shape
+from roomsync.core.activity import ChangeKind, combined_shape, learned_mass, week_shape
 from roomsync.core.catalog.types import Priority
 from roomsync.core.ports import ListingKey
 from roomsync.metrics import Metrics
@@ -576,7 +576,17 @@ class Daemon:
             ]
             return combined_shape(*weeks)
 
-        self._shapes = Shapes(shape(ChangeKind.AVAILABILITY), shape(ChangeKind.CLOSURES, ChangeKind.PRICES))
+        def seen(*kinds: ChangeKind) -> float:
+            return sum(
+                learned_mass(self.store.activity.learned(self.property_id, k.value), now, half_life=half_life)
+                for k in kinds
+            )
+
+        self._shapes = Shapes(
+            shape(ChangeKind.AVAILABILITY),
+            shape(ChangeKind.CLOSURES, ChangeKind.PRICES),
+            seen=(seen(ChangeKind.AVAILABILITY), seen(ChangeKind.CLOSURES, ChangeKind.PRICES)),
+        )
         for kind, read_at in newest_reads(self.store, self.property_id).items():
             if read_at is not None:
                 self.metrics.pms_read_time.labels(self.property_id, kind.value).set(read_at.timestamp())
