@@ -113,14 +113,17 @@ def test_a_free_licence_spreads_what_it_has_and_says_how_stale_it_can_get() -> N
         poll_cost=1.5,
         shapes=FLAT,
     )
-    # 50 % of 100 = 50: 35 for polls at 1.5 requests each (23.3 polls), 15 for detections. A
-    # 15-minute gap would need 96 polls: the budget wins and spreads them evenly, one every 62 min.
+    # The pace (50 % of 100 = 50) would give 35 for polls at 1.5 requests each and 15 for
+    # detections; the max gaps want 96 polls (144 requests) and 48 detections. What the quota leaves
+    # (100 - 5 for guests - 22 for the other jobs = 73) goes to the gaps in that proportion: 54.75
+    # for polls (36.5 of them, one every 39.5 min) and 18.25 detections. The gaps cannot be kept:
+    # the runs are spread evenly.
     assert plan.free_licence
-    assert plan.polls_until_reset == 23
-    assert plan.interval == pytest.approx(86_400 / (35 / 1.5))
-    assert plan.detect_interval == pytest.approx(86_400 / 15)
+    assert plan.polls_until_reset == 36
+    assert plan.interval == pytest.approx(86_400 / 36.5)
+    assert plan.detect_interval == pytest.approx(86_400 / 18.25)
     assert "free licence (100 requests a day)" in plan.explanation
-    assert "1.0 h stale" in plan.explanation
+    assert "0.7 h stale" in plan.explanation
     assert "the budget cannot keep the max gap" in plan.explanation
 
 
@@ -257,8 +260,12 @@ def test_a_day_that_spent_much_polls_only_what_the_spend_share_leaves() -> None:
     assert polling(800) == (60, 25)
     # after 400, the ceiling (486) is above the pace: the pace decides, 262.5 polls and 112.5 detections
     assert polling(400) == (262, 112)
-    # past the ceiling, only the guest reserve and nothing for polling
-    assert polling(890) == (0, 0)
+    # past the ceiling, each kind keeps its max gap (15 and 30 minutes) while the quota affords it:
+    # 12 hours, 48 polls and 24 detections
+    assert polling(890) == (48, 24)
+    # and when not even that fits, the quota wins: 1,500 - 75 (guest reserve) - 14 - 1,380 = 31
+    # requests, shared in the gaps' proportion 48 : 24
+    assert polling(1380) == (20, 10)
     # a larger spend share lifts the ceiling: 1,200 - 800 - 14 = 386, above the pace again
     assert polling(800, spend_share=0.8) == (262, 112)
 

@@ -174,7 +174,8 @@ def plan_polling(
     Polling's budget is the least of: what the quota leaves after the guest reserve and those
     jobs; ``poll_budget_share`` of a day pro rata for the time left (the pace); and what
     ``spend_share`` of the day leaves after roomsync's own requests so far and those jobs (the
-    day's ceiling, which the pushes and fills of a busy day would otherwise break)."""
+    day's ceiling, which the pushes and fills of a busy day would otherwise break). Whatever
+    those say, each kind keeps the runs its max gap needs while the quota affords them."""
     quota = snapshot.quota
     seconds_to_reset = max((resets_at - now).total_seconds(), 1.0)
     guest_reserve = reserves.count(Priority.AVAILABILITY, quota)
@@ -200,6 +201,18 @@ def plan_polling(
         split = detection_share(settings.detect_budget_share, *chosen.seen)
     detect_budget = budget * split
     poll_budget = budget - detect_budget
+    # Past the day's ceiling (or pace), each kind still keeps its max gap while what the quota
+    # leaves after the reserve and the other jobs affords it: a ceiling is a target, a gap of
+    # hours is a booking sold twice.
+    room = max(for_polling, 0.0)
+    poll_gap = min(settings.availability_max_gap_seconds, settings.poll_max_seconds)
+    poll_floor = seconds_to_reset / poll_gap * max(poll_cost, 1.0)
+    detect_floor = seconds_to_reset / settings.detect_max_gap_seconds * max(detect_cost, 1.0)
+    if capped and (poll_budget < poll_floor or detect_budget < detect_floor):
+        wanted_polls, wanted_detections = max(poll_budget, poll_floor), max(detect_budget, detect_floor)
+        scale = min(1.0, room / (wanted_polls + wanted_detections))
+        poll_budget, detect_budget = wanted_polls * scale, wanted_detections * scale
+        budget = poll_budget + detect_budget
     local = now.astimezone(ZoneInfo(settings.timezone))
     hour = hour_of_week(local)
     into_hour = local.minute * 60 + local.second + local.microsecond / 1e6
