@@ -8,7 +8,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from roomsync.core.schedule import DEFAULT_MIX, Cadence, detection_share, plan_schedule
+from roomsync.core.schedule import (
+    DEFAULT_MIX,
+    Cadence,
+    detection_share,
+    hour_coverage,
+    plan_schedule,
+    share_ahead,
+)
 
 DAY = 86400.0
 
@@ -97,3 +104,26 @@ def test_more_changes_of_a_kind_never_give_it_less(
     assert 0 < share < 1
     assert detection_share(base, polls, detections + more) >= share - 1e-12
     assert detection_share(base, polls + more, detections) <= share + 1e-12
+
+
+def test_the_busiest_hours_are_covered_whole_and_the_margin_in_part() -> None:
+    from roomsync.core.activity import default_shape
+
+    shape = default_shape()
+    coverage = hour_coverage(shape, 0.95)
+    # 07-23 carry 90 % of the changes: covered whole; the night's 10 % gives the 5 % still needed
+    assert {coverage[h] for h in range(168) if 7 <= h % 24 < 23} == {1.0}
+    assert all(coverage[h] == pytest.approx(0.5) for h in range(168) if not 7 <= h % 24 < 23)
+    assert hour_coverage([1.0] * 24, 0.95) == [pytest.approx(0.95)] * 24
+    assert hour_coverage([0.0] * 24, 0.95) == [1.0] * 24
+
+
+def test_the_pace_follows_the_changes_still_ahead() -> None:
+    from roomsync.core.activity import default_shape
+
+    assert share_ahead([1.0] * 24, 0, 0.0, 6 * 3600) == pytest.approx(0.25)
+    assert share_ahead([1.0] * 24, 0, 0.0, 86_400) == 1.0
+    # from 09:00 to midnight: 14 busy hours and one quiet of the day's 16 busy and 8 quiet, the
+    # quiet ones carrying 2/9 of a busy one's changes per hour (0.1/56 against 0.9/112)
+    ahead = (14 + 2 / 9) / (16 + 8 * 2 / 9)
+    assert share_ahead(default_shape(), 9, 0.0, 15 * 3600) == pytest.approx(ahead)

@@ -182,53 +182,134 @@ def shape_runs(
     runs: float,
     min_interval: float,
     max_gap: float,
+    covered_share: float = 0.95,
 ) -> KindPlan:
-    """Spend ``runs`` until the reset in proportion to ``shape`` (share of changes per hour of the
-    week, ``hour`` the current one), never waiting longer than ``max_gap`` nor less than
-    ``min_interval`` between two runs; when even ``max_gap`` does not fit the budget, the runs are
-    spread evenly (the budget wins, and ``gap_kept`` says so).
+    """Spend ``runs`` until the reset where ``shape`` (share of changes per hour of the week,
+    ``hour`` the current one) says the changes come, never waiting longer than ``max_gap`` nor
+    less than ``min_interval`` between two runs; when even ``max_gap`` does not fit the budget,
+    the runs are spread evenly (the budget wins, and ``gap_kept`` says so).
 
-    The allocation is a water-filling: every hour slot first gets the runs its ``max_gap`` needs,
-    the rest goes to the slots in proportion to their share of changes, a slot never above one
-    run per ``min_interval``.
+    The allocation makes the ``covered_share`` percentile of the wait (the 95th by default) as
+    short as the budget allows. A change waits at most one interval, so an hour run at interval
+    ``T`` has the share ``L / T`` of its changes within ``L``: having ``covered_share`` of the week's
+    changes within ``L`` at the fewest runs is a linear programme whose answer fills the busiest
+    hours of the week first (:func:`hour_coverage`: 1 for those, a part for the hours at the
+    margin, 0 for the quietest). Each hour then gets the run density ``coverage * d`` (at least
+    its ``max_gap``'s, at most ``min_interval``'s), ``d`` as high as the budget until the reset
+    allows. The coverage is a property of the hour, not of the time left, so the plan made again
+    after every run keeps the same shape.
     """
     if len(shape) == 0:
         raise ValueError("shape_runs needs a shape with at least one hour")
+    if not 0 < covered_share <= 1:
+        raise ValueError(f"covered_share={covered_share!r}: must be in (0, 1]")
     seconds_to_reset = max(seconds_to_reset, 1.0)
     if runs < 1:
         return KindPlan(math.inf, 0.0, math.inf, False)
-    slots: list[tuple[float, float]] = []  # (seconds, share of changes per hour)
+    coverage = hour_coverage(shape, covered_share)
+    slots: list[tuple[float, float]] = []  # (seconds, coverage of the hour)
     left, offset, first = seconds_to_reset, 0, True
     while left > 1e-9:
         length = min(3600.0 - seconds_into_hour if first else 3600.0, left)
-        slots.append((length, max(shape[(hour + offset) % len(shape)], 0.0)))
+        slots.append((length, coverage[(hour + offset) % len(shape)]))
         left -= length
         offset += 1
         first = False
-    floors = [length / max_gap for length, _ in slots]
-    if sum(floors) >= runs:
+    floor, ceiling = 1.0 / max_gap, max(1.0 / min_interval, 1.0 / max_gap)
+    if sum(length * floor for length, _ in slots) >= runs:
         interval = max(seconds_to_reset / runs, min_interval)
         return KindPlan(interval, runs, interval, False)
-    caps = [length / min_interval for length, _ in slots]
-    given = [min(floor, cap) for floor, cap in zip(floors, caps, strict=True)]
-    open_slots = {i for i in range(len(slots)) if given[i] < caps[i]}
-    extra = runs - sum(given)
-    while extra > 1e-9 and open_slots:
-        weight = sum(slots[i][0] * slots[i][1] for i in open_slots)
-        if weight <= 0:  # no change expected in any open slot: spread by time
-            weight = sum(slots[i][0] for i in open_slots)
-            portions = {i: extra * slots[i][0] / weight for i in open_slots}
-        else:
-            portions = {i: extra * slots[i][0] * slots[i][1] / weight for i in open_slots}
-        extra = 0.0
-        for i, portion in portions.items():
-            room = caps[i] - given[i]
-            if portion >= room:
-                given[i] = caps[i]
-                extra += portion - room
-                open_slots.discard(i)
+
+    def density(part: float, d: float) -> float:
+        return min(ceiling, max(floor, part * d))
+
+    def spent(d: float) -> float:
+        return sum(length * density(part, d) for length, part in slots)
+
+    low, high = 0.0, ceiling / max(min((p for _, p in slots if p > 0), default=1.0), 1e-9)
+    if spent(high) <= runs:  # every hour at its fastest: the rest stays unspent
+        low = high
+    else:
+        for _ in range(100):
+            middle = (low + high) / 2
+            if spent(middle) <= runs:
+                low = middle
             else:
-                given[i] += portion
-    gaps = [length / count for (length, _), count in zip(slots, given, strict=True) if count > 0]
-    interval = min(max(gaps[0], min_interval), max_gap)
-    return KindPlan(interval, sum(given), max(gaps), True)
+                high = middle
+    densities = [density(part, low) for _, part in slots]
+    given = spent(low)
+    if abs(given - runs) < 1e-6:  # the budget spent to the last run, up to rounding
+        given = runs
+    interval = min(max(1.0 / densities[0], min_interval), max_gap)
+    return KindPlan(interval, given, max(1.0 / d for d in densities), True)
+
+
+def hour_coverage(shape: Sequence[float], covered_share: float) -> list[float]:
+    """Per hour of ``shape``, the share of its changes a schedule aiming at ``covered_share`` of all
+    changes within one interval covers: 1 for the busiest hours, which together carry less than
+    ``covered_share``; then the hours of the next share all get the same part, enough to reach
+    ``covered_share``; 0 for the quieter ones. A shape that expects nothing covers every hour."""
+    total = sum(max(share, 0.0) for share in shape)
+    if total <= 0:
+        return [1.0] * len(shape)
+    coverage = [0.0] * len(shape)
+    needed = covered_share * total
+    for share in sorted({max(value, 0.0) for value in shape}, reverse=True):
+        group = [i for i, value in enumerate(shape) if max(value, 0.0) == share]
+        mass = share * len(group)
+        if needed <= 1e-12 or mass <= 0:
+            break
+        part = min(1.0, needed / mass)
+        for i in group:
+            coverage[i] = part
+        needed -= mass * part
+    return coverage
+
+
+def share_ahead(
+    shape: Sequence[float], hour: int, seconds_into_hour: float, seconds_to_reset: float
+) -> float:
+    """The share of a quota day's expected changes still ahead: those of ``shape`` (per hour of the
+    week, ``hour`` the current one) until the reset, over those of the 24 hours ending at it. A
+    day's pace spent in this proportion follows the changes instead of the clock: a quiet night
+    does not hand the busy afternoon less than it needs. 1 when the reset is a day or more away;
+    the share of the time left when the shape expects nothing."""
+    day = 86_400.0
+    if seconds_to_reset >= day:
+        return 1.0
+    size = len(shape)
+
+    def mass(start_hour: int, start_into: float, seconds: float) -> float:
+        total, position, into = 0.0, start_hour, start_into
+        while seconds > 1e-9:
+            length = min(3600.0 - into, seconds)
+            total += length * max(shape[position % size], 0.0)
+            seconds -= length
+            position, into = position + 1, 0.0
+        return total
+
+    ahead = mass(hour, seconds_into_hour, seconds_to_reset)
+    behind_seconds = day - seconds_to_reset
+    start = hour * 3600.0 + seconds_into_hour - behind_seconds
+    start_hour = math.floor(start / 3600.0)
+    behind = mass(start_hour, start - start_hour * 3600.0, behind_seconds)
+    if ahead + behind <= 0:
+        return seconds_to_reset / day
+    return ahead / (ahead + behind)
+
+
+def _busiest_slots(slots: Sequence[tuple[float, float]], covered_share: float) -> set[int]:
+    """The slots with the most changes per second, latest first among equals, until together they
+    carry ``covered_share`` of the changes expected in all the slots (all of them when none is)."""
+    mass = [length * share for length, share in slots]
+    total = sum(mass)
+    if total <= 0:
+        return set(range(len(slots)))
+    chosen: set[int] = set()
+    carried = 0.0
+    for i in sorted(range(len(slots)), key=lambda i: (-slots[i][1], -i)):
+        if carried >= covered_share * total - 1e-12:
+            break
+        chosen.add(i)
+        carried += mass[i]
+    return chosen

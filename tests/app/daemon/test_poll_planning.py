@@ -70,16 +70,17 @@ def test_the_learned_week_puts_the_polls_where_the_changes_are() -> None:
             shapes=Shapes(default_shape(), default_shape()),
         ).interval
 
-    # From midnight the day holds 8 quiet hours (10 % of the week's changes over 56 of its hours)
-    # and 16 busy ones (90 % over 112): per hour 0.1/56 and 0.9/112 of the changes. The 429 polls
-    # beyond the gap's 96 go 429 * (0.1/56) / (8 * 0.1/56 + 16 * 0.9/112) = 5.3625 to each quiet hour
-    # and 24.1313 to each busy one.
-    quiet = 4 + 429 * (0.1 / 56) / (8 * 0.1 / 56 + 16 * 0.9 / 112)
-    assert at(0) == pytest.approx(3600 / quiet)
-    # at 09:00, 15 hours left: 750 * 15/24 = 468.75 for polling, 328.125 polls, 60 for the gaps;
-    # the other 268.125 to 14 busy hours and 1 quiet one in the same proportion
-    busy = 4 + 268.125 * (0.9 / 112) / (14 * 0.9 / 112 + 0.1 / 56)
-    assert at(9) == pytest.approx(3600 / busy)
+    # The busy hours carry 90 % of the week's changes: all covered; the quiet ones share the 5 %
+    # more that the 95th percentile needs, half of theirs each. So a quiet hour runs at half the
+    # density d of a busy one. From midnight, 525 polls over 16 busy and 8 half hours:
+    # d = 525 / (3600 * 20) per second; a quiet hour polls every 2 / d = 274.3 s (above its gap's
+    # 1/900 per second, which the budget keeps anyway).
+    d = 525 / (3600 * 20)
+    assert at(0) == pytest.approx(2 / d)
+    # at 09:00 the changes still ahead (14 busy hours and a quiet one, a quiet hour carrying 2/9 of a
+    # busy one's) are (14 + 2/9) / (16 + 8 * 2/9) = 0.8 of the day's,
+    # so 0.8 * 525 = 420 polls over 14 busy hours and a half: every 3600 * 14.5 / 420 = 124.3 s
+    assert at(9) == pytest.approx(3600 * 14.5 / 420)
     assert at(9) < at(0) / 2
 
 
@@ -194,7 +195,9 @@ def test_the_local_time_zone_decides_which_hours_are_busy() -> None:
             shapes=Shapes(default_shape(), default_shape()),
         ).interval
 
-    assert interval("Europe/Athens") < interval("UTC") / 2
+    # a busy hour runs at twice the density of a quiet one (the test above), and Athens has one
+    # hour less of the quiet night left before the reset
+    assert interval("Europe/Athens") < interval("UTC") / 1.9
 
 
 def test_run_costs_start_from_a_prior_and_follow_what_runs_cost() -> None:

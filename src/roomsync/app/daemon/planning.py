@@ -26,7 +26,15 @@ from zoneinfo import ZoneInfo
 from roomsync.core.activity import default_shape, hour_of_week
 from roomsync.core.budget import BudgetSnapshot, Reserves
 from roomsync.core.catalog.types import Priority
-from roomsync.core.schedule import Cadence, JobCosts, KindPlan, detection_share, other_jobs_cost, shape_runs
+from roomsync.core.schedule import (
+    Cadence,
+    JobCosts,
+    KindPlan,
+    detection_share,
+    other_jobs_cost,
+    shape_runs,
+    share_ahead,
+)
 from roomsync.settings import Settings
 
 DAY_SECONDS = 86_400.0
@@ -172,7 +180,8 @@ def plan_polling(
     reconciliation costs (one read per listing when None), kept out of polling's budget.
 
     Polling's budget is the least of: what the quota leaves after the guest reserve and those
-    jobs; ``poll_budget_share`` of a day pro rata for the time left (the pace); and what
+    jobs; ``poll_budget_share`` of a day, each kind's part of it in proportion to its changes
+    still ahead until the reset (the pace, :func:`~roomsync.core.schedule.share_ahead`); and what
     ``spend_share`` of the day leaves after roomsync's own requests so far and those jobs (the
     day's ceiling, which the pushes and fills of a busy day would otherwise break). Whatever
     those say, each kind keeps the runs its max gap needs while the quota affords them."""
@@ -190,17 +199,24 @@ def plan_polling(
     if for_polling < 0:  # not even the slower jobs fit: polling comes first, they wait
         other = 0
         for_polling = snapshot.remaining - guest_reserve
-    share_budget = settings.poll_budget_share * quota * min(seconds_to_reset / DAY_SECONDS, 1.0)
-    spend_share = settings.free_licence_spend_share if quota <= FREE_LICENCE_QUOTA else settings.spend_share
-    ceiling = spend_share * quota - snapshot.used_local - other
-    budget = max(min(for_polling, share_budget, ceiling), 0.0)
-    capped = min(share_budget, ceiling) < for_polling
     chosen = shapes or Shapes.default()
     split = settings.detect_budget_share
     if chosen.seen is not None:
         split = detection_share(settings.detect_budget_share, *chosen.seen)
-    detect_budget = budget * split
-    poll_budget = budget - detect_budget
+    local = now.astimezone(ZoneInfo(settings.timezone))
+    hour = hour_of_week(local)
+    into_hour = local.minute * 60 + local.second + local.microsecond / 1e6
+    # the pace: each kind's part of poll_budget_share, in proportion to its changes still ahead today
+    day_share = settings.poll_budget_share * quota
+    poll_pace = day_share * (1 - split) * share_ahead(chosen.availability, hour, into_hour, seconds_to_reset)
+    detect_pace = day_share * split * share_ahead(chosen.detection, hour, into_hour, seconds_to_reset)
+    spend_share = settings.free_licence_spend_share if quota <= FREE_LICENCE_QUOTA else settings.spend_share
+    ceiling = spend_share * quota - snapshot.used_local - other
+    limit = max(min(for_polling, ceiling), 0.0)
+    capped = min(poll_pace + detect_pace, ceiling) < for_polling
+    scale = min(1.0, limit / (poll_pace + detect_pace)) if poll_pace + detect_pace > 0 else 0.0
+    poll_budget, detect_budget = poll_pace * scale, detect_pace * scale
+    budget = poll_budget + detect_budget
     # Past the day's ceiling (or pace), each kind still keeps its max gap while what the quota
     # leaves after the reserve and the other jobs affords it: a ceiling is a target, a gap of
     # hours is a booking sold twice.
@@ -213,9 +229,6 @@ def plan_polling(
         scale = min(1.0, room / (wanted_polls + wanted_detections))
         poll_budget, detect_budget = wanted_polls * scale, wanted_detections * scale
         budget = poll_budget + detect_budget
-    local = now.astimezone(ZoneInfo(settings.timezone))
-    hour = hour_of_week(local)
-    into_hour = local.minute * 60 + local.second + local.microsecond / 1e6
     poll = shape_runs(
         shape=chosen.availability,
         hour=hour,
