@@ -235,8 +235,8 @@ class Settings(BaseSettings):
     poll_budget_share: float = Field(
         0.47, gt=0, le=1,
         description="Most of a day's quota that polling (availability, and closure and price "
-        "detection) plans to spend, pro rata for the time left until the reset; the rest stays for "
-        "the pushes, the other jobs, guests and other applications.",
+        "detection) plans to spend, pro rata for the changes still expected until the reset; the "
+        "rest stays for the pushes, the other jobs, guests and other applications.",
     )
     spend_share: float = Field(
         0.6, gt=0, le=1,
