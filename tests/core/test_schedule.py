@@ -127,3 +127,17 @@ def test_the_pace_follows_the_changes_still_ahead() -> None:
     # quiet ones carrying 2/9 of a busy one's changes per hour (0.1/56 against 0.9/112)
     ahead = (14 + 2 / 9) / (16 + 8 * 2 / 9)
     assert share_ahead(default_shape(), 9, 0.0, 15 * 3600) == pytest.approx(ahead)
+
+
+def test_a_spiky_learned_week_still_spends_its_budget() -> None:
+    # changes seen in only three hours of the week: those hours run at their fastest (one a
+    # minute), the rest of the budget goes evenly to the other hours instead of staying unspent
+    spiky = [0.0] * 168
+    for hour in (9, 33, 58):  # Monday 09:00, Tuesday 09:00, Wednesday 10:00
+        spiky[hour] = 1.0
+    plan = shape_runs(
+        shape=spiky, hour=0, seconds_into_hour=0, seconds_to_reset=86_400, runs=500,
+        min_interval=60, max_gap=900,
+    )  # fmt: skip
+    assert plan.runs_until_reset == pytest.approx(500)
+    assert plan.gap_kept and plan.longest_gap <= 900

@@ -196,8 +196,9 @@ def shape_runs(
     hours of the week first (:func:`hour_coverage`: 1 for those, a part for the hours at the
     margin, 0 for the quietest). Each hour then gets the run density ``coverage * d`` (at least
     its ``max_gap``'s, at most ``min_interval``'s), ``d`` as high as the budget until the reset
-    allows. The coverage is a property of the hour, not of the time left, so the plan made again
-    after every run keeps the same shape.
+    allows; what the covered hours cannot take goes evenly to the others. The coverage is a
+    property of the hour (decided on the day's profile, :func:`daily_profile`), not of the time
+    left, so the plan made again after every run keeps the same shape.
     """
     if len(shape) == 0:
         raise ValueError("shape_runs needs a shape with at least one hour")
@@ -206,7 +207,7 @@ def shape_runs(
     seconds_to_reset = max(seconds_to_reset, 1.0)
     if runs < 1:
         return KindPlan(math.inf, 0.0, math.inf, False)
-    coverage = hour_coverage(shape, covered_share)
+    coverage = run_weights(shape, covered_share)
     slots: list[tuple[float, float]] = []  # (seconds, coverage of the hour)
     left, offset, first = seconds_to_reset, 0, True
     while left > 1e-9:
@@ -227,7 +228,7 @@ def shape_runs(
         return sum(length * density(part, d) for length, part in slots)
 
     low, high = 0.0, ceiling / max(min((p for _, p in slots if p > 0), default=1.0), 1e-9)
-    if spent(high) <= runs:  # every hour at its fastest: the rest stays unspent
+    if spent(high) <= runs:  # the covered hours at their fastest: the rest to the others, evenly
         low = high
     else:
         for _ in range(100):
@@ -237,11 +238,32 @@ def shape_runs(
             else:
                 high = middle
     densities = [density(part, low) for _, part in slots]
-    given = spent(low)
+    open_seconds = sum(length for (length, _), d in zip(slots, densities, strict=True) if d < ceiling)
+    rest = runs - spent(low)
+    if rest > 1e-9 and open_seconds > 0:
+        densities = [min(ceiling, d + rest / open_seconds) if d < ceiling else d for d in densities]
+    given = sum(length * d for (length, _), d in zip(slots, densities, strict=True))
     if abs(given - runs) < 1e-6:  # the budget spent to the last run, up to rounding
         given = runs
     interval = min(max(1.0 / densities[0], min_interval), max_gap)
     return KindPlan(interval, given, max(1.0 / d for d in densities), True)
+
+
+def run_weights(shape: Sequence[float], covered_share: float = 0.95) -> list[float]:
+    """How densely :func:`shape_runs` runs each hour of ``shape``, relative to its busiest: the
+    coverage of the hour. A day's pace spent in proportion to these weights still ahead
+    (:func:`share_ahead`) gives every hour the density the plan made for it."""
+    return hour_coverage(daily_profile(shape), covered_share)
+
+
+def daily_profile(shape: Sequence[float]) -> list[float]:
+    """A week's shape (168 hours) with each hour replaced by the mean of its hour of the day over
+    the seven days; other lengths as they are. A week holds few changes per hour of the week, so
+    which hours count as the busiest is decided on the day's profile, seven times the evidence;
+    the week's own shape still sets how much of the day's pace each day gets."""
+    if len(shape) != 168:
+        return list(shape)
+    return [sum(shape[day * 24 + hour % 24] for day in range(7)) / 7 for hour in range(168)]
 
 
 def hour_coverage(shape: Sequence[float], covered_share: float) -> list[float]:

@@ -77,11 +77,11 @@ def test_the_learned_week_puts_the_polls_where_the_changes_are() -> None:
     # 1/900 per second, which the budget keeps anyway).
     d = 525 / (3600 * 20)
     assert at(0) == pytest.approx(2 / d)
-    # at 09:00 the changes still ahead (14 busy hours and a quiet one, a quiet hour carrying 2/9 of a
-    # busy one's) are (14 + 2/9) / (16 + 8 * 2/9) = 0.8 of the day's,
-    # so 0.8 * 525 = 420 polls over 14 busy hours and a half: every 3600 * 14.5 / 420 = 124.3 s
-    assert at(9) == pytest.approx(3600 * 14.5 / 420)
-    assert at(9) < at(0) / 2
+    # at 09:00 the runs the plan still has ahead weigh (14 busy hours + a quiet one at half) of the
+    # day's (16 + 8 halves): 0.725 of the pace, 380.6 polls over 14.5 hours' worth: the busy hours
+    # keep the density planned at midnight, one poll every 137.1 s, the quiet ones twice that
+    assert at(9) == pytest.approx(3600 * 14.5 / (525 * 14.5 / 20))
+    assert at(9) == pytest.approx(at(0) / 2)
 
 
 def test_the_server_reset_not_midnight_sets_the_time_left() -> None:

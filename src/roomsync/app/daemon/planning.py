@@ -32,6 +32,7 @@ from roomsync.core.schedule import (
     KindPlan,
     detection_share,
     other_jobs_cost,
+    run_weights,
     shape_runs,
     share_ahead,
 )
@@ -206,10 +207,15 @@ def plan_polling(
     local = now.astimezone(ZoneInfo(settings.timezone))
     hour = hour_of_week(local)
     into_hour = local.minute * 60 + local.second + local.microsecond / 1e6
-    # the pace: each kind's part of poll_budget_share, in proportion to its changes still ahead today
+    # the pace: each kind's part of poll_budget_share, in proportion to the runs its plan still
+    # has ahead today (the hours its changes make busy weigh the same, the quietest nothing)
     day_share = settings.poll_budget_share * quota
-    poll_pace = day_share * (1 - split) * share_ahead(chosen.availability, hour, into_hour, seconds_to_reset)
-    detect_pace = day_share * split * share_ahead(chosen.detection, hour, into_hour, seconds_to_reset)
+
+    def ahead(shape: tuple[float, ...]) -> float:
+        return share_ahead(run_weights(shape), hour, into_hour, seconds_to_reset)
+
+    poll_pace = day_share * (1 - split) * ahead(chosen.availability)
+    detect_pace = day_share * split * ahead(chosen.detection)
     spend_share = settings.free_licence_spend_share if quota <= FREE_LICENCE_QUOTA else settings.spend_share
     ceiling = spend_share * quota - snapshot.used_local - other
     limit = max(min(for_polling, ceiling), 0.0)
