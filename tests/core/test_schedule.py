@@ -14,6 +14,7 @@ from roomsync.core.schedule import (
     detection_share,
     hour_coverage,
     plan_schedule,
+    shape_runs,
     share_ahead,
 )
 
