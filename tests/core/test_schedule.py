@@ -12,8 +12,8 @@ from roomsync.core.schedule import (
     DEFAULT_MIX,
     Cadence,
     detection_share,
-    hour_coverage,
     plan_schedule,
+    run_weights,
     shape_runs,
     share_ahead,
 )
@@ -107,18 +107,6 @@ def test_more_changes_of_a_kind_never_give_it_less(
     assert detection_share(base, polls + more, detections) <= share + 1e-12
 
 
-def test_the_busiest_hours_are_covered_whole_and_the_margin_in_part() -> None:
-    from roomsync.core.activity import default_shape
-
-    shape = default_shape()
-    coverage = hour_coverage(shape, 0.95)
-    # 07-23 carry 90 % of the changes: covered whole; the night's 10 % gives the 5 % still needed
-    assert {coverage[h] for h in range(168) if 7 <= h % 24 < 23} == {1.0}
-    assert all(coverage[h] == pytest.approx(0.5) for h in range(168) if not 7 <= h % 24 < 23)
-    assert hour_coverage([1.0] * 24, 0.95) == [pytest.approx(0.95)] * 24
-    assert hour_coverage([0.0] * 24, 0.95) == [1.0] * 24
-
-
 def test_the_pace_follows_the_changes_still_ahead() -> None:
     from roomsync.core.activity import default_shape
 
@@ -128,11 +116,17 @@ def test_the_pace_follows_the_changes_still_ahead() -> None:
     # quiet ones carrying 2/9 of a busy one's changes per hour (0.1/56 against 0.9/112)
     ahead = (14 + 2 / 9) / (16 + 8 * 2 / 9)
     assert share_ahead(default_shape(), 9, 0.0, 15 * 3600) == pytest.approx(ahead)
+    # and the pace the plan spends: runs weighted by the square root of the share
+    root = math.sqrt(2 / 9)
+    assert share_ahead(run_weights(default_shape()), 9, 0.0, 15 * 3600) == pytest.approx(
+        (14 + root) / (16 + 8 * root)
+    )
 
 
 def test_a_spiky_learned_week_still_spends_its_budget() -> None:
     # changes seen in only three hours of the week: those hours run at their fastest (one a
     # minute), the rest of the budget goes evenly to the other hours instead of staying unspent
+    # (the prior of the learned week keeps every hour above zero; this shape has none)
     spiky = [0.0] * 168
     for hour in (9, 33, 58):  # Monday 09:00, Tuesday 09:00, Wednesday 10:00
         spiky[hour] = 1.0

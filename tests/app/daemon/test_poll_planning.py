@@ -70,18 +70,19 @@ def test_the_learned_week_puts_the_polls_where_the_changes_are() -> None:
             shapes=Shapes(default_shape(), default_shape()),
         ).interval
 
-    # The busy hours carry 90 % of the week's changes: all covered; the quiet ones share the 5 %
-    # more that the 95th percentile needs, half of theirs each. So a quiet hour runs at half the
-    # density d of a busy one. From midnight, 525 polls over 16 busy and 8 half hours:
-    # d = 525 / (3600 * 20) per second; a quiet hour polls every 2 / d = 274.3 s (above its gap's
-    # 1/900 per second, which the budget keeps anyway).
-    d = 525 / (3600 * 20)
-    assert at(0) == pytest.approx(2 / d)
-    # at 09:00 the runs the plan still has ahead weigh (14 busy hours + a quiet one at half) of the
-    # day's (16 + 8 halves): 0.725 of the pace, 380.6 polls over 14.5 hours' worth: the busy hours
-    # keep the density planned at midnight, one poll every 137.1 s, the quiet ones twice that
-    assert at(9) == pytest.approx(3600 * 14.5 / (525 * 14.5 / 20))
-    assert at(9) == pytest.approx(at(0) / 2)
+    # From midnight the day holds 8 quiet hours (10 % of the week's changes over 56 of its hours)
+    # and 16 busy ones (90 % over 112): per hour 0.1/56 and 0.9/112 of the changes, run weights
+    # their square roots, a quiet hour sqrt(2/9) = 0.4714 of a busy one. The 429 polls beyond the
+    # gaps' 96 give a quiet hour 429 * 0.4714 / (16 + 8 * 0.4714) = 10.23 more than its 4.
+    root = math.sqrt(2 / 9)
+    quiet = 4 + 429 * root / (16 + 8 * root)
+    assert at(0) == pytest.approx(3600 / quiet)
+    # at 09:00 the pace is what the run weights still ahead give: 525 * (14 + root) / (16 + 8 root)
+    # = 384.3 polls; 60 for the gaps of 15 hours, the rest to 14 busy hours and the quiet 23:00
+    polls = 525 * (14 + root) / (16 + 8 * root)
+    busy = 4 + (polls - 60) / (14 + root)
+    assert at(9) == pytest.approx(3600 / busy)
+    assert at(9) < at(0) / 1.8
 
 
 def test_the_server_reset_not_midnight_sets_the_time_left() -> None:
@@ -195,9 +196,8 @@ def test_the_local_time_zone_decides_which_hours_are_busy() -> None:
             shapes=Shapes(default_shape(), default_shape()),
         ).interval
 
-    # a busy hour runs at twice the density of a quiet one (the test above), and Athens has one
-    # hour less of the quiet night left before the reset
-    assert interval("Europe/Athens") < interval("UTC") / 1.9
+    # a busy hour runs at about 1.8 times the density of a quiet one (the test above)
+    assert interval("Europe/Athens") < interval("UTC") / 1.7
 
 
 def test_run_costs_start_from_a_prior_and_follow_what_runs_cost() -> None:
