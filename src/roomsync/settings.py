@@ -235,7 +235,7 @@ class Settings(BaseSettings):
     poll_budget_share: float = Field(
         0.47, gt=0, le=1,
         description="Most of a day's quota that polling (availability, and closure and price "
-        "detection) plans to spend, pro rata for the runs its plan still has ahead until the reset; the "
+        "detection) plans to spend until the reset (pro rata in the last twelve hours before it); the "
         "rest stays for the pushes, the other jobs, guests and other applications.",
     )
     spend_share: float = Field(

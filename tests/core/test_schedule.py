@@ -13,9 +13,7 @@ from roomsync.core.schedule import (
     Cadence,
     detection_share,
     plan_schedule,
-    run_weights,
     shape_runs,
-    share_ahead,
 )
 
 DAY = 86400.0
@@ -105,22 +103,6 @@ def test_more_changes_of_a_kind_never_give_it_less(
     assert 0 < share < 1
     assert detection_share(base, polls, detections + more) >= share - 1e-12
     assert detection_share(base, polls + more, detections) <= share + 1e-12
-
-
-def test_the_pace_follows_the_changes_still_ahead() -> None:
-    from roomsync.core.activity import default_shape
-
-    assert share_ahead([1.0] * 24, 0, 0.0, 6 * 3600) == pytest.approx(0.25)
-    assert share_ahead([1.0] * 24, 0, 0.0, 86_400) == 1.0
-    # from 09:00 to midnight: 14 busy hours and one quiet of the day's 16 busy and 8 quiet, the
-    # quiet ones carrying 2/9 of a busy one's changes per hour (0.1/56 against 0.9/112)
-    ahead = (14 + 2 / 9) / (16 + 8 * 2 / 9)
-    assert share_ahead(default_shape(), 9, 0.0, 15 * 3600) == pytest.approx(ahead)
-    # and the pace the plan spends: runs weighted by the square root of the share
-    root = math.sqrt(2 / 9)
-    assert share_ahead(run_weights(default_shape()), 9, 0.0, 15 * 3600) == pytest.approx(
-        (14 + root) / (16 + 8 * root)
-    )
 
 
 def test_a_spiky_learned_week_still_spends_its_budget() -> None:

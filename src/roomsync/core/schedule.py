@@ -243,55 +243,5 @@ def run_weights(shape: Sequence[float]) -> list[float]:
     mean wait is ``sum(r_h / n_h) / 2`` per hour's changes, least for ``n_h`` proportional to
     ``sqrt(r_h)``), and on the week benchmark's front desk it gives a 95th percentile 15 % shorter
     than the proportional spread for the same runs (210 s against 247 s for 358 polls a day,
-    benches/bench_freshness_week.py's shape). Spending the day's pace in proportion to these
-    weights still ahead (:func:`share_ahead`) keeps the density the plan made for each hour."""
+    benches/bench_freshness_week.py's shape)."""
     return [math.sqrt(max(share, 0.0)) for share in shape]
-
-
-def share_ahead(
-    shape: Sequence[float], hour: int, seconds_into_hour: float, seconds_to_reset: float
-) -> float:
-    """The share of a quota day's expected changes still ahead: those of ``shape`` (per hour of the
-    week, ``hour`` the current one) until the reset, over those of the 24 hours ending at it. A
-    day's pace spent in this proportion follows the changes instead of the clock: a quiet night
-    does not hand the busy afternoon less than it needs. 1 when the reset is a day or more away;
-    the share of the time left when the shape expects nothing."""
-    day = 86_400.0
-    if seconds_to_reset >= day:
-        return 1.0
-    size = len(shape)
-
-    def mass(start_hour: int, start_into: float, seconds: float) -> float:
-        total, position, into = 0.0, start_hour, start_into
-        while seconds > 1e-9:
-            length = min(3600.0 - into, seconds)
-            total += length * max(shape[position % size], 0.0)
-            seconds -= length
-            position, into = position + 1, 0.0
-        return total
-
-    ahead = mass(hour, seconds_into_hour, seconds_to_reset)
-    behind_seconds = day - seconds_to_reset
-    start = hour * 3600.0 + seconds_into_hour - behind_seconds
-    start_hour = math.floor(start / 3600.0)
-    behind = mass(start_hour, start - start_hour * 3600.0, behind_seconds)
-    if ahead + behind <= 0:
-        return seconds_to_reset / day
-    return ahead / (ahead + behind)
-
-
-def _busiest_slots(slots: Sequence[tuple[float, float]], covered_share: float) -> set[int]:
-    """The slots with the most changes per second, latest first among equals, until together they
-    carry ``covered_share`` of the changes expected in all the slots (all of them when none is)."""
-    mass = [length * share for length, share in slots]
-    total = sum(mass)
-    if total <= 0:
-        return set(range(len(slots)))
-    chosen: set[int] = set()
-    carried = 0.0
-    for i in sorted(range(len(slots)), key=lambda i: (-slots[i][1], -i)):
-        if carried >= covered_share * total - 1e-12:
-            break
-        chosen.add(i)
-        carried += mass[i]
-    return chosen

@@ -77,17 +77,17 @@ def test_the_learned_week_puts_the_polls_where_the_changes_are() -> None:
     root = math.sqrt(2 / 9)
     quiet = 4 + 429 * root / (16 + 8 * root)
     assert at(0) == pytest.approx(3600 / quiet)
-    # at 09:00 the pace is what the run weights still ahead give: 525 * (14 + root) / (16 + 8 root)
-    # = 384.3 polls; 60 for the gaps of 15 hours, the rest to 14 busy hours and the quiet 23:00
-    polls = 525 * (14 + root) / (16 + 8 * root)
-    busy = 4 + (polls - 60) / (14 + root)
+    # at 09:00 nothing was spent (the snapshot says so): the day's ceiling leaves more than the
+    # pace, so the 525 polls of the pace go to the 15 hours left: 60 for their gaps, the rest to 14
+    # busy hours and the quiet 23:00
+    busy = 4 + (525 - 60) / (14 + root)
     assert at(9) == pytest.approx(3600 / busy)
     assert at(9) < at(0) / 1.8
 
 
 def test_the_server_reset_not_midnight_sets_the_time_left() -> None:
-    # the usage headers say the quota resets in an hour: 750 * 3,600 / 86,400 = 31.25 for polling,
-    # 21.875 polls and 9.375 detections in that one hour
+    # the usage headers say the quota resets in an hour: in the last twelve hours the pace is pro
+    # rata for them, 750 * 3,600 / 43,200 = 62.5 for polling, 43.75 polls and 18.75 detections
     plan = plan_polling(
         settings(),
         snapshot(1500, 700),
@@ -99,9 +99,9 @@ def test_the_server_reset_not_midnight_sets_the_time_left() -> None:
         shapes=FLAT,
     )
     assert plan.seconds_to_reset == 3600
-    assert plan.polls_until_reset == 21
-    assert plan.interval == pytest.approx(3600 / 21.875)
-    assert plan.detect_interval == pytest.approx(3600 / 9.375)
+    assert plan.polls_until_reset == 43
+    assert plan.interval == pytest.approx(3600 / 43.75)
+    assert plan.detect_interval == pytest.approx(3600 / 18.75)
 
 
 def test_a_free_licence_spreads_what_it_has_and_says_how_stale_it_can_get() -> None:
@@ -258,19 +258,20 @@ def test_a_day_that_spent_much_polls_only_what_the_spend_share_leaves() -> None:
         return plan.polls_until_reset, plan.detections_until_reset
 
     # 12 hours left: the other jobs need 2 full syncs x 4 + 1 reconciliation x 5 listings + 1 re-push
-    # = 14. The pace allows 50 % x 1,500 x 12/24 = 375; after 800 requests of its own, 60 % of the
-    # day leaves 900 - 800 - 14 = 86: 30 % (25.8) detections, 60.2 polls.
+    # = 14. The pace allows 50 % x 1,500 = 750 (pro rata only in the last twelve hours); after 800
+    # requests of its own, 60 % of the day leaves 900 - 800 - 14 = 86: 30 % (25.8) detections,
+    # 60.2 polls.
     assert polling(800) == (60, 25)
-    # after 400, the ceiling (486) is above the pace: the pace decides, 262.5 polls and 112.5 detections
-    assert polling(400) == (262, 112)
+    # after 400, the ceiling (486) is still below the pace: 340.2 polls and 145.8 detections
+    assert polling(400) == (340, 145)
     # past the ceiling, each kind keeps its max gap (15 and 30 minutes) while the quota affords it:
     # 12 hours, 48 polls and 24 detections
     assert polling(890) == (48, 24)
     # and when not even that fits, the quota wins: 1,500 - 75 (guest reserve) - 14 - 1,380 = 31
     # requests, shared in the gaps' proportion 48 : 24
     assert polling(1380) == (20, 10)
-    # a larger spend share lifts the ceiling: 1,200 - 800 - 14 = 386, above the pace again
-    assert polling(800, spend_share=0.8) == (262, 112)
+    # a larger spend share lifts the ceiling: 1,200 - 800 - 14 = 386
+    assert polling(800, spend_share=0.8) == (270, 115)
 
 
 def test_a_measured_reconciliation_cost_is_kept_out_of_polling() -> None:

@@ -32,9 +32,7 @@ from roomsync.core.schedule import (
     KindPlan,
     detection_share,
     other_jobs_cost,
-    run_weights,
     shape_runs,
-    share_ahead,
 )
 from roomsync.settings import Settings
 
@@ -181,8 +179,8 @@ def plan_polling(
     reconciliation costs (one read per listing when None), kept out of polling's budget.
 
     Polling's budget is the least of: what the quota leaves after the guest reserve and those
-    jobs; ``poll_budget_share`` of a day, each kind's part of it in proportion to its changes
-    still ahead until the reset (the pace, :func:`~roomsync.core.schedule.share_ahead`); and what
+    jobs; ``poll_budget_share`` of a day (the pace; in the last twelve hours before the reset, pro
+    rata for them, so a late start does not spend a day's share in an evening); and what
     ``spend_share`` of the day leaves after roomsync's own requests so far and those jobs (the
     day's ceiling, which the pushes and fills of a busy day would otherwise break). Whatever
     those say, each kind keeps the runs its max gap needs while the quota affords them."""
@@ -207,15 +205,12 @@ def plan_polling(
     local = now.astimezone(ZoneInfo(settings.timezone))
     hour = hour_of_week(local)
     into_hour = local.minute * 60 + local.second + local.microsecond / 1e6
-    # the pace: each kind's part of poll_budget_share, in proportion to the runs its plan still
-    # has ahead today (the hours its changes make busy weigh the same, the quietest nothing)
-    day_share = settings.poll_budget_share * quota
-
-    def ahead(shape: tuple[float, ...]) -> float:
-        return share_ahead(run_weights(shape), hour, into_hour, seconds_to_reset)
-
-    poll_pace = day_share * (1 - split) * ahead(chosen.availability)
-    detect_pace = day_share * split * ahead(chosen.detection)
+    # the pace: poll_budget_share of a day, for the runs its plan has until the reset; the day's
+    # ceiling below (what spend_share leaves after what was spent) carries over what a quiet hour
+    # did not spend and takes back what a busy one overspent, so no pro rata is needed
+    day_share = settings.poll_budget_share * quota * min(seconds_to_reset / DAY_SECONDS * 2, 1.0)
+    poll_pace = day_share * (1 - split)
+    detect_pace = day_share * split
     spend_share = settings.free_licence_spend_share if quota <= FREE_LICENCE_QUOTA else settings.spend_share
     ceiling = spend_share * quota - snapshot.used_local - other
     limit = max(min(for_polling, ceiling), 0.0)
