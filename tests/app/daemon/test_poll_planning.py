@@ -116,14 +116,14 @@ def test_a_free_licence_spreads_what_it_has_and_says_how_stale_it_can_get() -> N
         shapes=FLAT,
     )
     # The pace (50 % of 100 = 50) would give 35 for polls at 1.5 requests each and 15 for
-    # detections; the max gaps want 96 polls (144 requests) and 48 detections. What the quota leaves
-    # (100 - 5 for guests - 22 for the other jobs = 73) goes to the gaps in that proportion: 54.75
-    # for polls (36.5 of them, one every 39.5 min) and 18.25 detections. The gaps cannot be kept:
-    # the runs are spread evenly.
+    # detections; the max gaps want 96 polls (144 requests) and 48 detections, which do not fit in
+    # what the quota leaves (100 - 5 for guests - 22 for the other jobs = 73): all of the 73 in the
+    # split, 51.1 for polls (34.07 of them, one every 42.3 min) and 21.9 detections. The gaps
+    # cannot be kept: the runs are spread evenly.
     assert plan.free_licence
-    assert plan.polls_until_reset == 36
-    assert plan.interval == pytest.approx(86_400 / 36.5)
-    assert plan.detect_interval == pytest.approx(86_400 / 18.25)
+    assert plan.polls_until_reset == 34
+    assert plan.interval == pytest.approx(86_400 / (73 * 0.7 / 1.5))
+    assert plan.detect_interval == pytest.approx(86_400 / (73 * 0.3))
     assert "free licence (100 requests a day)" in plan.explanation
     assert "0.7 h stale" in plan.explanation
     assert "the budget cannot keep the max gap" in plan.explanation
@@ -268,8 +268,8 @@ def test_a_day_that_spent_much_polls_only_what_the_spend_share_leaves() -> None:
     # 12 hours, 48 polls and 24 detections
     assert polling(890) == (48, 24)
     # and when not even that fits, the quota wins: 1,500 - 75 (guest reserve) - 14 - 1,380 = 31
-    # requests, shared in the gaps' proportion 48 : 24
-    assert polling(1380) == (20, 10)
+    # requests, all of them in the split (21.7 polls, 9.3 detections)
+    assert polling(1380) == (21, 9)
     # a larger spend share lifts the ceiling: 1,200 - 800 - 14 = 386
     assert polling(800, spend_share=0.8) == (270, 115)
 

@@ -227,8 +227,10 @@ def plan_polling(
     detect_floor = seconds_to_reset / settings.detect_max_gap_seconds * max(detect_cost, 1.0)
     if capped and (poll_budget < poll_floor or detect_budget < detect_floor):
         wanted_polls, wanted_detections = max(poll_budget, poll_floor), max(detect_budget, detect_floor)
-        scale = min(1.0, room / (wanted_polls + wanted_detections))
-        poll_budget, detect_budget = wanted_polls * scale, wanted_detections * scale
+        if wanted_polls + wanted_detections <= room:
+            poll_budget, detect_budget = wanted_polls, wanted_detections
+        else:  # the gaps do not fit (a free licence): all the quota affords, in the learned split
+            poll_budget, detect_budget = room * (1 - split), room * split
         budget = poll_budget + detect_budget
     poll = shape_runs(
         shape=chosen.availability,
