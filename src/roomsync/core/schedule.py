@@ -159,7 +159,6 @@ def detection_share(
     return weight_detection / (weight_detection + weight_polls)
 
 
-
 @dataclass(frozen=True)
 class KindPlan:
     """When to run one kind's detection next, and what the rest of the quota day looks like."""

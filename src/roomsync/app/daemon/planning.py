@@ -132,6 +132,12 @@ class PollPlan:
         return self.quota <= FREE_LICENCE_QUOTA
 
 
+def spend_share_of(settings: Settings, quota: int) -> float:
+    """The day's ceiling as a share of ``quota``: ``free_licence_spend_share`` on a free licence,
+    ``spend_share`` otherwise."""
+    return settings.free_licence_spend_share if quota <= FREE_LICENCE_QUOTA else settings.spend_share
+
+
 def full_sync_delay(settings: Settings, *, quota: int, last_cost: int, failures: int) -> float:
     """Seconds until the next full sync: ``price_check_interval_seconds``, or longer when the
     last one cost more than ``full_sync_budget_share`` of the day's quota affords at that rate (a
@@ -211,8 +217,7 @@ def plan_polling(
     day_share = settings.poll_budget_share * quota * min(seconds_to_reset / DAY_SECONDS * 2, 1.0)
     poll_pace = day_share * (1 - split)
     detect_pace = day_share * split
-    spend_share = settings.free_licence_spend_share if quota <= FREE_LICENCE_QUOTA else settings.spend_share
-    ceiling = spend_share * quota - snapshot.used_local - other
+    ceiling = spend_share_of(settings, quota) * quota - snapshot.used_local - other
     limit = max(min(for_polling, ceiling), 0.0)
     capped = min(poll_pace + detect_pace, ceiling) < for_polling
     scale = min(1.0, limit / (poll_pace + detect_pace)) if poll_pace + detect_pace > 0 else 0.0
@@ -239,7 +244,7 @@ def plan_polling(
         seconds_to_reset=seconds_to_reset,
         runs=poll_budget / max(poll_cost, 1.0),
         min_interval=settings.poll_min_seconds,
-        max_gap=min(settings.availability_max_gap_seconds, settings.poll_max_seconds),
+        max_gap=poll_gap,
     )
     detect = shape_runs(
         shape=chosen.detection,
@@ -292,7 +297,7 @@ def _explained(
             f"the quota resets in {plan.seconds_to_reset / 3600:.1f} h"
         )
     else:
-        spend = settings.free_licence_spend_share if plan.free_licence else settings.spend_share
+        spend = spend_share_of(settings, plan.quota)
         most = (
             f" (at most {settings.poll_budget_share:.0%} of the day's quota, and what "
             f"{spend:.0%} of it leaves in all)"

@@ -569,18 +569,13 @@ class Daemon:
         half_life = timedelta(days=self.settings.activity_half_life_days)
         now = self.clock()
 
+        learned = {k: self.store.activity.learned(self.property_id, k.value) for k in ChangeKind}
+
         def shape(*kinds: ChangeKind) -> tuple[float, ...]:
-            weeks = [
-                week_shape(self.store.activity.learned(self.property_id, k.value), now, half_life=half_life)
-                for k in kinds
-            ]
-            return combined_shape(*weeks)
+            return combined_shape(*(week_shape(learned[k], now, half_life=half_life) for k in kinds))
 
         def seen(*kinds: ChangeKind) -> float:
-            return sum(
-                learned_mass(self.store.activity.learned(self.property_id, k.value), now, half_life=half_life)
-                for k in kinds
-            )
+            return sum(learned_mass(learned[k], now, half_life=half_life) for k in kinds)
 
         self._shapes = Shapes(
             shape(ChangeKind.AVAILABILITY),

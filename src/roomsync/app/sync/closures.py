@@ -198,8 +198,9 @@ async def read_closures(
         for t in verdict.closed - again:
             closed[t].update(window.each_night())
         lifted.update(verdict.lifted)
-        if verdict.to_locate | again:
-            to_locate.append((window, verdict.to_locate | again))
+        locate_here = verdict.to_locate | again
+        if locate_here:
+            to_locate.append((window, locate_here))
     if len(answers) < len(windows):
         notes.append(
             f"{len(windows) - len(answers)} of {len(windows)} closure checks were refused (budget): "
