@@ -18,9 +18,15 @@ counting the holders of those locks in ``pg_locks`` counts the live replicas. Ev
 3. gives back what it holds beyond the share (each property stopped first, then unlocked), and
    tries to take properties nobody holds until it reaches its share.
 
-So no replica holds more than its share plus nothing while others have room, a new replica takes
-its share within one check of the others giving theirs back, and a dead replica's properties
-are taken within one check.
+A give-back for the share's sake is not urgent (the property is served meanwhile), so it never
+cuts a run short: the replica names the properties with a run in flight (``busy``), keeps those
+first, and gives back a busy one only at a check after its run has ended. (Replicas started
+together first take what is free, then even out: cancelling a cold full sync to hand it over
+threw away most of its requests, 55 to 71 of 83 in a measured start of three replicas.)
+
+So no replica holds more than its share plus the busy properties it is about to give back, a new
+replica takes its share within a check of the others' runs ending, and a dead replica's
+properties are taken within one check.
 
 SQLite has no locks between processes: :class:`SoleOwnership` owns every property, and the
 replica refuses to start if another holds the database (``roomsync.app.daemon.lock``).
@@ -48,6 +54,8 @@ class OwnershipChange:
 
     take: list[str] = field(default_factory=list)
     give_back: list[str] = field(default_factory=list)
+    deferred: list[str] = field(default_factory=list)
+    """Properties beyond the share kept until their run in flight ends (given back at a later check)."""
     lost: list[str] = field(default_factory=list)
     """Properties lost without being given back (the connection holding the locks ended)."""
     live_replicas: int = 1
@@ -55,7 +63,9 @@ class OwnershipChange:
 
 
 class Ownership(Protocol):
-    def check(self, active: list[str]) -> OwnershipChange: ...
+    def check(self, active: list[str], busy: frozenset[str] = frozenset()) -> OwnershipChange:
+        """Decide what to take and give back; ``busy``: the held properties with a run in flight."""
+        ...
 
     def release(self, property_id: str) -> None: ...
 
@@ -70,7 +80,7 @@ class SoleOwnership:
     def __init__(self) -> None:
         self._held: set[str] = set()
 
-    def check(self, active: list[str]) -> OwnershipChange:
+    def check(self, active: list[str], busy: frozenset[str] = frozenset()) -> OwnershipChange:
         wanted = set(active)
         change = OwnershipChange(
             take=sorted(wanted - self._held), give_back=sorted(self._held - wanted), share=len(wanted)
@@ -129,19 +139,22 @@ class PostgresOwnership:
             self._conn = None
         return lost
 
-    def check(self, active: list[str]) -> OwnershipChange:
+    def check(self, active: list[str], busy: frozenset[str] = frozenset()) -> OwnershipChange:
         try:
-            return self._check(active)
+            return self._check(active, busy)
         except Exception as error:
             lost = self._drop_connection()
             if lost:
-                log.error("the connection holding the property locks failed (%s): stopping %d properties",
-                          error, len(lost))
+                log.error(
+                    "the connection holding the property locks failed (%s): stopping %d properties",
+                    error,
+                    len(lost),
+                )
             else:
                 log.warning("ownership check failed (%s); trying again", error)
             return OwnershipChange(lost=lost)
 
-    def _check(self, active: list[str]) -> OwnershipChange:
+    def _check(self, active: list[str], busy: frozenset[str]) -> OwnershipChange:
         conn = self._connection()
         # the locks still held by this session: if the server restarted, they are gone
         held_keys = set(
@@ -171,9 +184,11 @@ class PostgresOwnership:
         share = math.ceil(len(wanted) / live) if wanted else 0
         change = OwnershipChange(lost=lost, live_replicas=live, share=share)
         change.give_back = sorted(self._held - wanted)  # paused or removed
-        keep = sorted(self._held & wanted)
+        keep = sorted(self._held & wanted, key=lambda p: (p not in busy, p))  # the busy ones first
         if len(keep) > share:
-            change.give_back += keep[share:]
+            beyond = keep[share:]
+            change.give_back += [p for p in beyond if p not in busy]
+            change.deferred = [p for p in beyond if p in busy]
             keep = keep[:share]
         room = share - len(keep)
         for property_id in sorted(wanted - self._held):

@@ -89,6 +89,8 @@ class Replica:
         self._inbox_stop = asyncio.Event()
         self._stopping = False
         self._changing = asyncio.Lock()
+        self._deferred: set[str] = set()
+        """Properties beyond the share kept until their run ends (logged once when they change)."""
         self.started = asyncio.Event()
 
     @property
@@ -216,7 +218,16 @@ class Replica:
                 self._add_receiver(context)
             active = [pid for pid, context in self.contexts.items() if not context.paused]
             assert self._ownership is not None
-            change = await asyncio.to_thread(self._ownership.check, active)
+            busy = frozenset(pid for pid, daemon in self.daemons.items() if daemon.busy)
+            change = await asyncio.to_thread(self._ownership.check, active, busy)
+            if change.deferred and set(change.deferred) != self._deferred:
+                log.info(
+                    "replica %s gives back %s after the run in flight (beyond its share of %d)",
+                    self.name,
+                    ", ".join(change.deferred),
+                    change.share,
+                )
+            self._deferred = set(change.deferred)
             for property_id in change.lost:
                 daemon = self.daemons.pop(property_id, None)
                 if daemon is not None:

@@ -731,6 +731,11 @@ class Daemon:
         snapshot = self.client.gate.snapshot()
         return not snapshot.allows(Priority.AVAILABILITY, self.reserves, 1)
 
+    @property
+    def busy(self) -> bool:
+        """A run (sync, poll, detection, resync...) is in flight."""
+        return any(not task.done() for task in self._running) or bool(self.engine.runs_starting)
+
     async def wait_idle(self) -> None:
         """Wait for the runs in progress (tests)."""
         running = [task for task in self._running if not task.done()]
