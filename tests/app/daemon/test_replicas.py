@@ -21,10 +21,12 @@ and the database's run rows.
 - requests within 5 % of the one-replica run, in all and per property (per property plus the one
   poll or detection that the end of its window may cut off in one day and not in the other;
   such a run costs about 6 % of a property's window here): the same day (same seeds, same changes
-  at the same emulated hours) is served first by one replica; compared, per property, are the
-  requests its domain received in the ``COMPARED_HOURS`` emulated hours after every property's
-  first full sync (the changes happen in them), and the requests of the first full syncs (their
-  run rows); a takeover after the kill is not compared;
+  at the same emulated hours of each property's stretch) is served first by one replica;
+  compared, per property, are the requests its domain received in its stretch of
+  ``COMPARED_HOURS`` emulated hours, which starts at the same offset from the end of its own first
+  full sync in both runs, once every property is synced (the changes happen in it), and the
+  requests of the first full syncs (their
+  run rows, with any cut short before one ended well); a takeover after the kill is not compared;
 - every guest booking delivered by webhook, to whichever replica the domain points at, reaches
   its property's PMS exactly once, through a SIGKILL and a rolling restart;
 - a SIGKILLed replica's properties are synced by the others within 60 s.
@@ -64,6 +66,7 @@ from daemon_harness import (
 from test_daemon_day import Day, channel_differences, inactive_listings
 
 from roomsync.adapters.store import open_store
+from roomsync.app.daemon.freshness import WELL_ENDED
 from roomsync.app.sync.mapping_io import parse_mapping_toml
 from roomsync.core.property import PropertyRecord
 from roomsync.emulator.clock import EmulatorClock
@@ -82,11 +85,20 @@ DAY_SECONDS = 86_400 * TIME_SCALE
 LAST_HOUR = 23.5
 """The clock stops here: the quota day must not end inside the test."""
 COMPARED_HOURS = 5.0
-"""Emulated hours after each property's first full sync whose requests are compared (90 real s):
-the day's changes, polls and detections, not yet the next full sync (6 h). The changes start
-once every property is synced: on a loaded machine one replica's twenty first syncs end up to
-1.3 emulated hours apart, so the last change (2.1 h later) and what it causes stay inside every
-window."""
+"""Emulated hours of each property's day whose requests are compared (90 real s): its changes,
+polls and detections. Each property's stretch starts ``offset`` emulated hours after the end of
+its own first full sync, the same offset in both runs (a daemon's requests depend on how long ago
+its first full sync was: 54 in the 5 hours from 4.4 hours after it, against 70 to 75 in the 5
+hours right after it, measured). The offset is the one-replica run's spread of first-sync ends
+plus ``OFFSET_MARGIN``: one replica starting twenty cold properties is loaded until the last of
+them is synced (2.6 to 3.3 emulated hours after the first, on loaded machines), and its polls of
+the properties already synced run late meanwhile (5 % fewer requests than three replicas' in
+stretches that began at each property's first sync); after it, both runs are in their steady
+state. The full syncs come every 12 emulated hours here (``price_check_interval_seconds``), so
+none falls inside a stretch."""
+OFFSET_MARGIN = 0.25
+FIRST_SYNCS_LIMIT = 90.0
+"""Real seconds for every property's first full sync to end well."""
 WITHIN = 0.05
 TAKEOVER_LIMIT = 60.0
 BURST_GAP = timedelta(seconds=60)
@@ -107,8 +119,8 @@ CHANGES: list[tuple[float, Callable[[Day, random.Random], None]]] = [
     (1.9, lambda d, rng: d.close(2, 50, 51)),
     (2.1, lambda d, rng: d.cancel_front_desk()),
 ]
-"""(emulated hours after every property's first full sync, what happens then at every property):
-the same in both runs (one seeded draw per property)."""
+"""(emulated hours after the start of a property's compared stretch, what happens then at the
+property): the same in both runs (one seeded draw per property)."""
 
 
 class DrivenClock:
@@ -219,20 +231,26 @@ def replica_env(emulator_url: str, database_url: str, data_dir: Path, name: str,
         ROOMSYNC_SCHEDULE_JITTER_SECONDS="0",
         ROOMSYNC_OWNERSHIP_CHECK_SECONDS="1",
         ROOMSYNC_READ_TIMEOUT="2.0",
-        # an availability poll every 20 emulated minutes at most (6 real s), a detection every 40:
+        # an availability poll every 40 emulated minutes at most (12 real s), a detection every 80:
         # at the budget's own pace (every minute, 0.3 real s) twenty properties are more runs than
         # one replica gets through on two cores shared with the emulator and Postgres, and the
-        # one-replica reference would lag its own plan (measured: at every 10 minutes it still
-        # made 19.4 polls a property in 4 hours where three replicas made the planned 24)
+        # one-replica reference would lag its own plan (measured: at every 10 minutes it made
+        # 19.4 polls a property in 4 hours where three replicas made the planned 24; at every 20,
+        # 12 in 5 hours of its steady state where three made 16, on 2026-11-26's code)
+        # a run's heartbeat (and the sweep for silent runs) every 300 emulated seconds (1.5 real
+        # s): at the default 30 (0.15 real s) twenty properties' sweeps alone were 13 % of the one
+        # replica's profile, housekeeping a real day does 200 times less often
         # 90 nights (the test checks 60): the first full sync reads every price, so after it each
         # property is in its steady state, whichever replica synced it when (with 365 nights the
         # daemon fills a cold price cache over many runs, and the windows compared would catch
         # the properties at different points of that filling)
         ROOMSYNC_HORIZON_DAYS="90",
-        ROOMSYNC_POLL_MIN_SECONDS="1200",
-        ROOMSYNC_AVAILABILITY_MAX_GAP_SECONDS="1200",
-        ROOMSYNC_DETECT_MIN_SECONDS="2400",
-        ROOMSYNC_DETECT_MAX_GAP_SECONDS="2400",
+        ROOMSYNC_POLL_MIN_SECONDS="2400",
+        ROOMSYNC_AVAILABILITY_MAX_GAP_SECONDS="2400",
+        ROOMSYNC_DETECT_MIN_SECONDS="4800",
+        ROOMSYNC_DETECT_MAX_GAP_SECONDS="4800",
+        ROOMSYNC_RUN_HEARTBEAT_SECONDS="300",
+        ROOMSYNC_PRICE_CHECK_INTERVAL_SECONDS="43200",  # no full sync inside the compared stretch
         # the emulator signs with its own clock: deliveries are accepted unsigned, said here
         ROOMSYNC_WEBHOOK_REQUIRE_SIGNATURE="false",
     )
@@ -326,14 +344,20 @@ def run_rows(database_url: str, query: str, params: tuple[Any, ...] = ()) -> lis
         return db.execute(query, params).fetchall()
 
 
-def first_full_syncs(database_url: str) -> dict[str, tuple[int, datetime]]:
-    """Each property's first full sync: the requests it spent and when it ended (wall clock)."""
+def first_full_syncs(database_url: str) -> dict[str, tuple[int, datetime | None]]:
+    """Each property's first full sync that ended well: the requests spent by its full syncs up to
+    it (a run cut short before it counts) and when it ended (wall clock; None until it has)."""
     rows = run_rows(
         database_url,
-        "SELECT DISTINCT ON (property_id) property_id, requests_spent, finished_at FROM sync_run "
+        "SELECT property_id, requests_spent, finished_at, result FROM sync_run "
         "WHERE kind = 'sync' ORDER BY property_id, started_at",
     )
-    return {property_id: (int(spent), finished) for property_id, spent, finished in rows}
+    first: dict[str, tuple[int, datetime | None]] = {}
+    for property_id, spent, finished, result in rows:
+        so_far, ended = first.get(property_id, (0, None))
+        if ended is None:
+            first[property_id] = (so_far + int(spent or 0), finished if result in WELL_ENDED else None)
+    return first
 
 
 def engine_bursts(emulator: Emulator) -> list[tuple[str, datetime, datetime]]:
@@ -444,6 +468,8 @@ def converge(running: Deployment, timeout: float, when: str) -> None:
 
 @dataclass(frozen=True)
 class DayCounts:
+    offset: float
+    """Emulated hours from each property's first full sync to its compared stretch."""
     window: dict[str, tuple[int, Counter[str]]]
     """Per property: requests in its compared window, and per part and operation."""
     first_syncs: dict[str, int]
@@ -453,44 +479,56 @@ class DayCounts:
     a property's day can end just before one run of the one day and just after it in the other."""
 
 
-def compressed_day(running: Deployment) -> DayCounts:
-    """The compared phase: every property owned and its first full sync done, then the day's
-    changes at their emulated hours from then; per property, the requests in the
-    ``COMPARED_HOURS`` emulated hours from the end of its own first full sync. (A cold full sync
-    takes minutes of real time, emulated hours here, and one replica syncing twenty properties at
-    once takes three times as long as three replicas do: each property's window starts where its
-    own schedule starts, so both runs compare the same stretch of each property's day. The first
-    full syncs are compared on their own, by their run rows.)"""
+def compressed_day(running: Deployment, offset: float | None = None) -> DayCounts:
+    """The compared phase: every property owned and its first full sync ended well; then, for each
+    property, its stretch of ``COMPARED_HOURS`` from ``offset`` emulated hours after the end of its
+    own first full sync (by default the spread of the first syncs' ends plus ``OFFSET_MARGIN``),
+    the day's changes at their hours into it, and the requests in it. (The first full syncs are
+    compared on their own, by their run rows.)"""
     wait_until(running.owned_once, 60, "the replicas to own every property once")
-    wait_until(
-        lambda: (
-            synced_since(
-                running.database_url, running.ids, running.clock.start - timedelta(days=1), finished=True
-            )
-            == set(running.ids)
-        ),
-        90,
-        "a full sync of every property",
+
+    def first_syncs_ended() -> bool:
+        ended = first_full_syncs(running.database_url)
+        return all(ended.get(domain, (0, None))[1] is not None for domain in running.ids)
+
+    wait_until(first_syncs_ended, FIRST_SYNCS_LIMIT, "every property's first full sync to end well")
+    first = first_full_syncs(running.database_url)
+    ends = {
+        domain: running.clock.emulated(ended) for domain, (_, ended) in first.items() if ended is not None
+    }
+    earliest, latest = (
+        (at - running.clock.start).total_seconds() / 3600 for at in (min(ends.values()), max(ends.values()))
     )
-    began = running.clock.hours()
+    spread = latest - earliest
+    if offset is None:
+        offset = spread + OFFSET_MARGIN
+    assert spread <= offset, (
+        f"first full syncs {spread:.2f} emulated hours apart, the reference's offset {offset:.2f}"
+    )
+    print(
+        f"first full syncs ended at emulated hours {earliest:.2f}..{latest:.2f}; "
+        f"stretches from {offset:.2f} h later"
+    )
+    starts = {domain: at + timedelta(hours=offset) for domain, at in ends.items()}
+    assert latest + offset + COMPARED_HOURS + 0.1 < LAST_HOUR, "the stretches end after the clock stops"
     rng = random.Random(5)
     draws = {domain: random.Random(rng.random()) for domain in running.ids}
-    for hour, change in CHANGES:
-        running.clock.wait_for_hour(began + hour)
-        for domain in running.ids:
-            change(running.days[domain], draws[domain])
+    pending = {domain: list(CHANGES) for domain in running.ids}
+    while any(pending.values()):
+        now = running.clock.start + timedelta(hours=running.clock.hours())
+        for domain, start in starts.items():
+            while pending[domain] and start + timedelta(hours=pending[domain][0][0]) <= now:
+                _, change = pending[domain].pop(0)
+                change(running.days[domain], draws[domain])
+        time.sleep(0.05)
     wait_until(lambda: all_placed(running), 60, "every guest booking in its PMS")
-    first = first_full_syncs(running.database_url)
-    starts = {domain: running.clock.emulated(ended) for domain, (_, ended) in first.items()}
-    earliest = (min(starts.values()) - running.clock.start).total_seconds() / 3600
-    # the last change and the pushes, checks and placements it causes, inside every window
-    assert began + CHANGES[-1][0] + 0.5 < earliest + COMPARED_HOURS, "a change falls after a window"
-    latest = (max(starts.values()) - running.clock.start).total_seconds() / 3600
-    print(f"first full syncs ended at emulated hours {earliest:.2f}..{latest:.2f}; changes from {began:.2f}")
-    running.clock.wait_for_hour(latest + COMPARED_HOURS + 0.1)
+    running.clock.wait_for_hour(latest + offset + COMPARED_HOURS + 0.1)
     window = {domain: requests_in_window(running.emulators[domain], starts[domain]) for domain in running.ids}
     return DayCounts(
-        window, {domain: spent for domain, (spent, _) in first.items()}, run_at_edge(running.database_url)
+        offset,
+        window,
+        {domain: spent for domain, (spent, _) in first.items()},
+        run_at_edge(running.database_url),
     )
 
 
@@ -531,7 +569,7 @@ def test_three_replicas_share_twenty_properties_through_a_kill_and_a_rolling_res
         wait_until(shared_fairly, 60, f"no replica above {fair} properties")
 
         # --- the compressed day, compared with the same day on one replica -----------------------
-        three = compressed_day(running)
+        three = compressed_day(running, one_replica_day.offset)
         converge(running, 60, "after the compressed day")
         day_hours = running.clock.hours()
 
@@ -621,8 +659,8 @@ def test_three_replicas_share_twenty_properties_through_a_kill_and_a_rolling_res
     total3 = sum(n for n, _ in three_counts.values())
     first1, first3 = sum(one_replica_day.first_syncs.values()), sum(three.first_syncs.values())
     print(
-        f"\nrequests in the {COMPARED_HOURS:g} emulated hours after the first full syncs, one replica "
-        "-> three:\n"
+        f"\nrequests in each property's {COMPARED_HOURS:g} emulated hours from "
+        f"{one_replica_day.offset:.2f} h after its first full sync, one replica -> three:\n"
         + "\n".join(lines)
         + f"\ntotal {total1} -> {total3} ({(total3 - total1) / total1:+.1%}); worst property {worst:.1%}"
         + f"\nby part and operation where they differ: {differing}"
