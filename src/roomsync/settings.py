@@ -219,7 +219,8 @@ class Settings(BaseSettings):
     time_scale: float = Field(
         1.0, gt=0, le=1,
         description="Multiplies every wait of the daemon's schedule (polls, price checks, reconciliation, "
-        "re-push, webhook debounce, jitter); 1 in production, tests compress a day into minutes.",
+        "re-push, webhook debounce, jitter) and the availability view's max age; 1 in production, "
+        "tests compress a day into minutes.",
     )
     schedule_jitter_seconds: float = Field(
         20.0, ge=0,

@@ -2,45 +2,78 @@
 
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 import typer
 from pydantic import SecretStr
+from typer.core import TyperGroup
 
 from roomsync import __version__
 from roomsync.adapters.store import StoreUnreadable
 from roomsync.app.cli_support import EXIT_FAILURE, JSON_HELP, echo_json, fail, settings_or_exit
-from roomsync.app.commands import db, listings, mappings, properties, webhooks
-from roomsync.app.commands import status as daemon_aware
-from roomsync.app.commands import sync as sync_commands
-from roomsync.app.commands.budget import budget
-from roomsync.app.commands.demo import demo
-from roomsync.app.commands.emulator import emulator
-from roomsync.app.commands.history import history
-from roomsync.app.commands.serve import healthcheck, serve
+
+COMMANDS: dict[str, str] = {
+    "db": "roomsync.app.commands.db:app",
+    "emulator": "roomsync.app.commands.emulator:emulator",
+    "budget": "roomsync.app.commands.budget:budget",
+    "mappings": "roomsync.app.commands.mappings:app",
+    "properties": "roomsync.app.commands.properties:app",
+    "plan": "roomsync.app.commands.sync:plan",
+    "sync": "roomsync.app.commands.sync:sync",
+    # resync and status go through a running daemon when there is one, else run directly
+    "resync": "roomsync.app.commands.status:resync",
+    "status": "roomsync.app.commands.status:status",
+    "demo": "roomsync.app.commands.demo:demo",
+    "serve": "roomsync.app.commands.serve:serve",
+    "healthcheck": "roomsync.app.commands.serve:healthcheck",
+    "webhooks": "roomsync.app.commands.webhooks:app",
+    "listings": "roomsync.app.commands.listings:app",
+    "history": "roomsync.app.commands.history:history",
+}
+"""Sub-commands by name, as ``module:attribute`` (a command function or a Typer group). A
+command's module is imported only when it runs: the sync engine, the client with every model
+of the catalog, the emulator and the daemon take about a second to import, which ``roomsync
+db status`` or ``roomsync properties list`` must not wait for."""
+
+
+# Typer 0.29 carries its own copy of click (``typer._click``), whose classes it does not export:
+# the commands and contexts below are typed ``Any`` rather than through a private module.
+
+
+def _load(name: str) -> Any:
+    module_name, attribute = COMMANDS[name].split(":")
+    target: Any = getattr(importlib.import_module(module_name), attribute)
+    if isinstance(target, typer.Typer):
+        command: Any = typer.main.get_group(target)
+    else:
+        single = typer.Typer(add_completion=False)
+        single.command(name)(target)
+        command = typer.main.get_command(single)
+    command.name = name
+    return command
+
+
+class LazyCommands(TyperGroup):
+    """The root group: the commands of :data:`COMMANDS` are loaded when asked for."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return [*COMMANDS, *super().list_commands(ctx)]
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name in COMMANDS:
+            return _load(cmd_name)
+        return super().get_command(ctx, cmd_name)
+
 
 app = typer.Typer(
     name="roomsync",
+    cls=LazyCommands,
     help="Keeps a rental channel and a hotel's connected channels in step with its PMS.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-app.add_typer(db.app, name="db")
-app.command("emulator")(emulator)
-app.command("budget")(budget)
-app.add_typer(mappings.app, name="mappings")
-app.add_typer(properties.app, name="properties")
-app.command("plan")(sync_commands.plan)
-app.command("sync")(sync_commands.sync)
-app.command("resync")(daemon_aware.resync)  # wraps sync_commands.resync: via a running daemon, else directly
-app.command("status")(daemon_aware.status)  # extends sync_commands.status with the daemon's schedule
-app.command("demo")(demo)
-app.command("serve")(serve)
-app.command("healthcheck")(healthcheck)
-app.add_typer(webhooks.app, name="webhooks")
-
-
-app.add_typer(listings.app, name="listings")
-app.command("history")(history)
 
 
 def _print_version(asked: bool) -> None:

@@ -14,8 +14,10 @@ import typer
 from pydantic import BaseModel
 from sqlalchemy.exc import OperationalError
 
-from roomsync.adapters.store import SchemaNotCurrent, open_store
+from roomsync.adapters.client import AuthError
+from roomsync.adapters.store import SchemaNotCurrent, display_url, open_store
 from roomsync.app.properties import UnknownProperty, select_context
+from roomsync.app.sync.errors import NoMapping
 from roomsync.core.property import PropertyRecord
 from roomsync.property import PropertyConfigError, PropertyContext
 from roomsync.settings import Settings, SettingsError, load_settings
@@ -74,6 +76,22 @@ def database_errors(display_url: str) -> Iterator[None]:
     except OperationalError as error:
         reason = str(error.orig or error).strip().splitlines()[0]
         raise fail(f"cannot use the database {display_url}: {reason}", EXIT_FAILURE) from None
+
+
+@contextmanager
+def engine_errors(settings: Settings) -> Iterator[None]:
+    """Turn what stops a run before it starts into one line and an exit status."""
+    with database_errors(display_url(settings.effective_database_url)):
+        try:
+            yield
+        except SchemaNotCurrent as error:
+            raise fail(str(error), EXIT_FAILURE) from None
+        except NoMapping as error:
+            raise fail(str(error), EXIT_FAILURE) from None
+        except AuthError as error:
+            raise fail(str(error), EXIT_FAILURE) from None
+        except ValueError as error:  # missing credentials, dates outside the horizon, unknown listing
+            raise fail(str(error)) from None
 
 
 JSON_HELP = "Print JSON (for scripts) instead of tables."

@@ -8,6 +8,7 @@ HTTP: the daemon calls the emulator's API, the emulator delivers webhooks to the
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import signal
 import socket
@@ -15,6 +16,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from datetime import time as day_time
@@ -217,12 +219,30 @@ def daemon_env(emulator_url: str, data_dir: Path, port: int, **settings: str) ->
     return env
 
 
+PR_SET_PDEATHSIG = 1
+_SPAWNER = ThreadPoolExecutor(1, thread_name_prefix="daemon-spawner")
+"""Starts every daemon from one thread that lives as long as the test process: the kernel's
+parent-death signal follows the thread that forked, and a test may start daemons from a pool
+whose threads end."""
+
+
+def _die_with_the_test_process() -> None:
+    # a daemon whose test process was killed (a timeout, an interrupted run) would otherwise go
+    # on polling on its compressed clock and load the machine for every later test and CI run
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
 def start_daemon(env: dict[str, str], log_path: Path, *args: str) -> DaemonProcess:
     port = int(env["ROOMSYNC_SERVE_PORT"])
     with open(log_path, "wb") as log_file:
-        process = subprocess.Popen(
-            [*ROOMSYNC, "serve", *args], env=env, stdout=log_file, stderr=subprocess.STDOUT
-        )
+        process = _SPAWNER.submit(
+            subprocess.Popen,
+            [*ROOMSYNC, "serve", *args],
+            env=env,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            preexec_fn=_die_with_the_test_process,
+        ).result()
     daemon = DaemonProcess(process, f"http://127.0.0.1:{port}", log_path, Path(env["ROOMSYNC_DATA_DIR"]))
     try:
         wait_until(lambda: daemon.alive() or process.poll() is not None, 60, "the daemon to answer /healthz")

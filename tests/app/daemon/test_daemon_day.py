@@ -366,9 +366,17 @@ def test_a_day_of_roomsync_serve_against_the_emulator(tmp_path: Path, faults: di
                 assert placed.room_type_id == LISTING_ROOM_TYPE[booked.listing_id], code
                 assert placed.total_agreed_price == booked.base_price + booked.cleaning_fee, code
 
-            # the plan follows the server's quota reset (usage headers), not the daemon's own clock
+            # the plan follows the server's quota reset (usage headers), not the daemon's own clock:
+            # once a run has seen the headers after the clock's jump to 23:30 (the runs awaited
+            # above may have ended before it, their plan made at 21:xx)
             emulated_reset = emulator.state.clock.seconds_to_midnight()
-            assert abs(status["schedule"]["seconds_to_reset"] - emulated_reset) < 1800
+
+            def plan_follows_the_server() -> bool:
+                return abs(daemon.status()["schedule"]["seconds_to_reset"] - emulated_reset) < 1800
+
+            wait_until(
+                plan_follows_the_server, 30, f"a plan {emulated_reset:.0f} s before the server's reset", 0.5
+            )
             assert day_end_schedule["poll_interval_seconds"] is not None, day_end_schedule
 
             # requests: within the quota, and what /metrics counted is what the emulator received

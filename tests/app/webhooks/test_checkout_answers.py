@@ -125,6 +125,20 @@ async def test_a_burst_of_checks_costs_one_pms_read(harness: Harness) -> None:
     assert reads(harness) == before + 1
 
 
+@pytest.mark.parametrize(
+    "settings_overrides", [{"availability_view_max_age_seconds": 600.0, "time_scale": 0.0001}]
+)
+async def test_a_compressed_clock_compresses_the_views_max_age(harness: Harness) -> None:
+    """600 s of daemon time at time_scale 0.0001 is 0.06 real s: a view read a second ago is hours
+    old on the compressed clock, so the next check reads the PMS again (a test's emulated day
+    must not answer guests from a view read hours of its time ago)."""
+    assert answer(harness, check(harness, TWINS, 192, 2)) is True
+    before = reads(harness)
+    await asyncio.sleep(1.0)
+    assert answer(harness, check(harness, TWINS, 192, 2)) is True
+    assert reads(harness) == before + 1
+
+
 @pytest.mark.parametrize("settings_overrides", [{"availability_view_max_age_seconds": 0.0}])
 async def test_without_budget_the_check_is_answered_from_the_view_as_it_is(harness: Harness) -> None:
     assert answer(harness, check(harness, TWINS, 195, 2)) is True

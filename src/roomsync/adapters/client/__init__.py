@@ -8,6 +8,8 @@ with a persisted token (or a static key), retried only when that is safe, and me
 one hook. Errors: :mod:`roomsync.adapters.client.errors`.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from roomsync.adapters.client.budget_view import (
     BudgetView,
     PriorityLine,
@@ -28,7 +30,6 @@ from roomsync.adapters.client.errors import (
     ServiceError,
     UnexpectedResponse,
 )
-from roomsync.adapters.client.operations import ServiceClient
 from roomsync.adapters.client.records import RequestHook, RequestRecord, ignore_record
 
 __all__ = [
@@ -58,3 +59,16 @@ __all__ = [
     "render_budget",
     "reserves_of",
 ]
+
+if TYPE_CHECKING:
+    from roomsync.adapters.client.operations import ServiceClient
+
+
+def __getattr__(name: str) -> Any:
+    # the client's methods bring every model of the catalog (about half a second to import): a
+    # command that only reads the store, or catches the client's errors, must not wait for them
+    if name == "ServiceClient":
+        from roomsync.adapters.client.operations import ServiceClient
+
+        return ServiceClient
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -22,8 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from roomsync.adapters.store import display_url
-from roomsync.app.cli_support import EXIT_FAILURE, fail, settings_or_exit
-from roomsync.app.commands.sync import engine_errors
+from roomsync.app.cli_support import EXIT_FAILURE, engine_errors, fail, settings_or_exit
 from roomsync.app.sync import SyncReport
 from roomsync.app.sync.mapping_io import (
     check_currency,

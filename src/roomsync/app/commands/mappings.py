@@ -11,8 +11,7 @@ import typer
 
 from roomsync.adapters.client import ServiceClient, ServiceError
 from roomsync.adapters.store import display_url, open_store
-from roomsync.app.cli_support import EXIT_FAILURE, PROPERTY_HELP, context_or_exit, fail
-from roomsync.app.commands.sync import engine_errors
+from roomsync.app.cli_support import EXIT_FAILURE, PROPERTY_HELP, context_or_exit, engine_errors, fail
 from roomsync.app.sync.mapping_checks import check_against_service, read_service_facts
 from roomsync.app.sync.mapping_io import (
     read_for_suggestion,

@@ -12,8 +12,7 @@ import typer
 from rich.table import Table
 
 from roomsync.adapters.store import display_url, open_store
-from roomsync.app.cli_support import EXIT_FAILURE, fail, settings_or_exit
-from roomsync.app.commands.sync import engine_errors
+from roomsync.app.cli_support import EXIT_FAILURE, engine_errors, fail, settings_or_exit
 from roomsync.app.sync.render import make_console
 from roomsync.core.property import PropertyExists, PropertyNotFound, PropertyRecord, check_property_id
 from roomsync.property import (

@@ -19,9 +19,16 @@ from rich.console import Console
 from rich.table import Table
 
 from roomsync.adapters.store import open_store
-from roomsync.app.cli_support import EXIT_FAILURE, JSON_HELP, PROPERTY_HELP, context_or_exit, echo_json, fail
+from roomsync.app.cli_support import (
+    EXIT_FAILURE,
+    JSON_HELP,
+    PROPERTY_HELP,
+    context_or_exit,
+    echo_json,
+    engine_errors,
+    fail,
+)
 from roomsync.app.commands import sync as sync_commands
-from roomsync.app.commands.sync import engine_errors
 from roomsync.app.daemon.lock import DaemonAlreadyRunning, DaemonLock
 from roomsync.app.daemon.remote import AdminClient, AdminUnavailable, find_daemon
 from roomsync.app.daemon.status import PropertyStatus, ScheduleStatus, collect_status

@@ -14,44 +14,26 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from roomsync.adapters.client import AuthError
 from roomsync.adapters.client.budget_view import budget_for_today, render_budget
-from roomsync.adapters.store import SchemaNotCurrent, display_url, open_store
+from roomsync.adapters.store import display_url, open_store
 from roomsync.app.cli_support import (
     EXIT_FAILURE,
     JSON_HELP,
     PROPERTY_HELP,
     context_or_exit,
-    database_errors,
     echo_json,
+    engine_errors,
     fail,
 )
-from roomsync.app.sync import NoMapping, SyncEngine, SyncReport
+from roomsync.app.sync import SyncEngine, SyncReport
 from roomsync.app.sync.engine import ProgressHook, no_progress
 from roomsync.app.sync.render import listings_table, make_console, runs_table, states_table, summary_lines
 from roomsync.app.sync.report import report_as_dict
 from roomsync.app.sync.session import open_session
 from roomsync.core.ports import ListingKey
 from roomsync.property import PropertyContext
-from roomsync.settings import Settings
 
 EngineAction = Callable[[SyncEngine], Awaitable[SyncReport]]
-
-
-@contextmanager
-def engine_errors(settings: Settings) -> Iterator[None]:
-    """Turn what stops a run before it starts into one line and an exit status."""
-    with database_errors(display_url(settings.effective_database_url)):
-        try:
-            yield
-        except SchemaNotCurrent as error:
-            raise fail(str(error), EXIT_FAILURE) from None
-        except NoMapping as error:
-            raise fail(str(error), EXIT_FAILURE) from None
-        except AuthError as error:
-            raise fail(str(error), EXIT_FAILURE) from None
-        except ValueError as error:  # missing credentials, dates outside the horizon, unknown listing
-            raise fail(str(error)) from None
 
 
 def run_engine(

@@ -33,6 +33,7 @@ from roomsync.adapters.client import ServiceClient
 from roomsync.adapters.store import Store
 from roomsync.app.daemon.inbox_loop import InboxClaimLoop
 from roomsync.app.daemon.lock import DaemonAlreadyRunning, DaemonLock
+from roomsync.app.daemon.observe import RequestMeter
 from roomsync.app.daemon.ownership import Ownership, PostgresOwnership, SoleOwnership
 from roomsync.app.daemon.runtime import Daemon, utc_now
 from roomsync.app.daemon.startup import StartupError, check_settings, open_checked_store
@@ -168,6 +169,9 @@ class Replica:
             context,
             budget_store=self.store.budget,
             token_store=self.store.tokens,
+            # the guest checks' PMS reads are requests like any other: /metrics counts them
+            on_request=RequestMeter(self.metrics, context.property_id),
+            clock=self.clock,
             agent=f"{self.name}; receiver",
         )
         self._receiver_clients.append(client)

@@ -5,7 +5,9 @@ diff and compile, the writes, and what they leave in the store. docs/sync.md has
     report = await engine.sync_property()
 """
 
-from roomsync.app.sync.engine import NoMapping, ProgressHook, RequestRefused, SyncEngine, SyncOptions
+from typing import TYPE_CHECKING, Any
+
+from roomsync.app.sync.errors import NoMapping, RequestRefused
 from roomsync.app.sync.report import (
     ListingOutcome,
     ListingStatus,
@@ -26,3 +28,18 @@ __all__ = [
     "SyncOptions",
     "SyncReport",
 ]
+
+if TYPE_CHECKING:
+    from roomsync.app.sync.engine import ProgressHook, SyncEngine, SyncOptions
+
+_ENGINE = ("ProgressHook", "SyncEngine", "SyncOptions")
+
+
+def __getattr__(name: str) -> Any:
+    # the engine brings the client and every model of the catalog: importing a part of this
+    # package (the report, the history) must not wait for it
+    if name in _ENGINE:
+        from roomsync.app.sync import engine
+
+        return getattr(engine, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -47,6 +47,7 @@ from roomsync.app.sync.closures import (
     with_nights_replaced,
 )
 from roomsync.app.sync.connected import push_connected_prices
+from roomsync.app.sync.errors import NoMapping, RequestRefused
 from roomsync.app.sync.fingerprint import TypeDigests, listing_digest
 from roomsync.app.sync.own_reservations import own_reserved_rooms
 from roomsync.app.sync.pms import (
@@ -58,7 +59,7 @@ from roomsync.app.sync.pms import (
     read_pms,
 )
 from roomsync.app.sync.prices import PmsPrices
-from roomsync.app.sync.recorder import NoMapping, RunRecorder
+from roomsync.app.sync.recorder import RunRecorder
 from roomsync.app.sync.report import ListingOutcome, ListingStatus, SyncReport
 from roomsync.core.catalog.types import Priority
 from roomsync.core.mapping import ListingMapping, Mapping
@@ -89,11 +90,6 @@ def utc_now() -> datetime:
 
 def no_progress(stage: str, done: int, total: int) -> None:
     return None
-
-
-class RequestRefused(ValueError):
-    """The caller asked for something that cannot be done (a listing not in the mapping, dates
-    outside the horizon): a mistake to correct, refused before any run is recorded or counted."""
 
 
 @dataclass(frozen=True)

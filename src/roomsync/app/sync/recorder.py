@@ -16,21 +16,22 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from roomsync.adapters.client import QuotaExhausted, ServiceClient, ServiceError
+from roomsync.adapters.client import QuotaExhausted, ServiceError
 from roomsync.adapters.store import Store
+from roomsync.app.sync.errors import NoMapping
 from roomsync.app.sync.history import history_run
 from roomsync.app.sync.report import ListingStatus, PricesResult, SyncReport
 from roomsync.metrics import Metrics
 from roomsync.property import PropertyContext
 
+if TYPE_CHECKING:
+    from roomsync.adapters.client import ServiceClient
+
 log = logging.getLogger("roomsync.sync")
 
 RunBody = Callable[[SyncReport], Awaitable[None]]
-
-
-class NoMapping(Exception):
-    """The property has no mapping loaded; the message says how to load one."""
 
 
 class RunRecorder:

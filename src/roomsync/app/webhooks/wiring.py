@@ -57,7 +57,9 @@ def availability_service(
         SqlAvailabilityView(store.engine),
         client,
         context.property_id,
-        max_age=timedelta(seconds=settings.availability_view_max_age_seconds),
+        # an age on the daemon's clock, compressed like its schedule: a test's 60 s day must not
+        # take a view read hours of emulated time ago for fresh
+        max_age=timedelta(seconds=settings.availability_view_max_age_seconds * settings.time_scale),
         read_timeout=settings.checkout_read_timeout_seconds,
         clock=clock,
         db=DbCalls(store.engine),

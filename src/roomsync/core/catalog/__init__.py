@@ -25,12 +25,27 @@ def _collect() -> tuple[Operation, ...]:
     return operations
 
 
-OPERATIONS: tuple[Operation, ...] = _collect()
-_BY_NAME = {op.name: op for op in OPERATIONS}
+OPERATIONS: tuple[Operation, ...]  # collected on first use, by ``__getattr__`` below
+_BY_NAME: dict[str, Operation] = {}
+
+
+def __getattr__(name: str) -> tuple[Operation, ...]:
+    # OPERATIONS is collected on first use: importing the catalog's models costs about a third of
+    # a second, which a command that only reads the store (and needs ``Priority``) must not pay
+    if name == "OPERATIONS":
+        return _operations()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _operations() -> tuple[Operation, ...]:
+    if not _BY_NAME:
+        _BY_NAME.update((op.name, op) for op in _collect())
+    return tuple(_BY_NAME.values())
 
 
 def by_name(name: str) -> Operation:
     """The operation called ``name``; KeyError names the unknown one."""
+    _operations()
     try:
         return _BY_NAME[name]
     except KeyError:
