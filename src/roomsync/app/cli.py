@@ -41,7 +41,8 @@ db status`` or ``roomsync properties list`` must not wait for."""
 # the commands and contexts below are typed ``Any`` rather than through a private module.
 
 
-def _load(name: str) -> Any:
+def load_command(name: str) -> Any:
+    """The command (or group) ``name`` of :data:`COMMANDS`, its module imported now."""
     module_name, attribute = COMMANDS[name].split(":")
     target: Any = getattr(importlib.import_module(module_name), attribute)
     if isinstance(target, typer.Typer):
@@ -62,7 +63,7 @@ class LazyCommands(TyperGroup):
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         if cmd_name in COMMANDS:
-            return _load(cmd_name)
+            return load_command(cmd_name)
         return super().get_command(ctx, cmd_name)
 
 
