@@ -7,17 +7,21 @@ budget in the real store (SQLite in the test's tmp_path). Nothing here builds AP
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from roomsync.adapters.client import RetryPolicy
+from roomsync.adapters.client import RequestHook, RetryPolicy, Timeouts
 from roomsync.core.codec import PayloadFormat
 from roomsync.settings import Settings
+
+if TYPE_CHECKING:
+    from roomsync.adapters.client import ServiceClient
 
 FIXED_NOW = datetime(2027, 3, 1, 9, 0, tzinfo=UTC)
 """The frozen emulator instant each test starts from."""
@@ -134,3 +138,17 @@ class SlowAnswers:
             await send(message)
 
         await self.app(scope, receive, late_send)
+
+
+class ClientFactory(Protocol):
+    def __call__(
+        self,
+        fmt: str = "json",
+        *,
+        retry: RetryPolicy = ...,
+        timeouts: Timeouts | None = None,
+        on_request: RequestHook = ...,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
+        clock: Callable[[], datetime] | None = None,
+        **settings: Any,
+    ) -> ServiceClient: ...

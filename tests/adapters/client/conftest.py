@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import pytest
-from client_harness import FAST_RETRIES, FIXED_NOW, Control, SlowAnswers, settings_for
+from client_harness import FAST_RETRIES, FIXED_NOW, ClientFactory, Control, SlowAnswers, settings_for
 
 from roomsync.adapters.client import RequestHook, RetryPolicy, ServiceClient, Timeouts, ignore_record
 from roomsync.adapters.store import Store, open_store
@@ -18,20 +18,6 @@ from roomsync.emulator.clock import EmulatorClock
 from roomsync.emulator.scenario import build_state
 from roomsync.emulator.server import serve_in_thread
 from roomsync.property import PropertyContext
-
-
-class ClientFactory(Protocol):
-    def __call__(
-        self,
-        fmt: str = "json",
-        *,
-        retry: RetryPolicy = ...,
-        timeouts: Timeouts | None = None,
-        on_request: RequestHook = ...,
-        sleep: Callable[[float], Awaitable[None]] | None = None,
-        clock: Callable[[], datetime] | None = None,
-        **settings: Any,
-    ) -> ServiceClient: ...
 
 
 @pytest.fixture(scope="session")

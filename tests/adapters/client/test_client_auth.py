@@ -6,9 +6,8 @@ import logging
 from datetime import timedelta
 
 import pytest
-from client_harness import FIXED_NOW, TOKEN_PATH, Control
+from client_harness import FIXED_NOW, TOKEN_PATH, ClientFactory, Control
 
-from conftest import ClientFactory
 from roomsync.adapters.client import AuthError
 from roomsync.adapters.store import Store
 

@@ -6,10 +6,9 @@ import math
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from client_harness import FIXED_NOW, TOKEN_PATH, Control
+from client_harness import FIXED_NOW, TOKEN_PATH, ClientFactory, Control
 from rich.console import Console
 
-from conftest import ClientFactory
 from roomsync.adapters.client import (
     QuotaExhausted,
     ServiceClient,

@@ -9,10 +9,9 @@ from typing import Any
 
 import pytest
 from catalog_sweep import STEPS
-from client_harness import FIXED_NOW, Control
+from client_harness import FIXED_NOW, ClientFactory, Control
 from pydantic_xml import RootXmlModel
 
-from conftest import ClientFactory
 from roomsync.adapters.client import FatalError, NotFoundError, ServiceClient
 from roomsync.core.catalog import OPERATIONS, Operation, by_name
 

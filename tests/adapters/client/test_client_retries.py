@@ -14,9 +14,8 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from client_harness import FAST_RETRIES, FIXED_NOW, Control, SlowAnswers
+from client_harness import FAST_RETRIES, FIXED_NOW, ClientFactory, Control, SlowAnswers
 
-from conftest import ClientFactory
 from roomsync.adapters.client import (
     AmbiguousWrite,
     NotFoundError,
