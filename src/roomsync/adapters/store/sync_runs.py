@@ -92,7 +92,12 @@ class SqlSyncRunStore:
             )
             .returning(R.id)
         )
-        with write_tx(self._engine) as conn:
+        # a read first: almost every sweep finds nothing, and a write transaction would take
+        # SQLite's write lock (and a commit) every heartbeat of every property for it
+        with read_tx(self._engine) as conn:
+            if conn.execute(sa.select(R.id).where(silent).limit(1)).first() is None:
+                return []
+        with write_tx(self._engine) as conn:  # the UPDATE checks the condition again
             return sorted(int(i) for i in conn.execute(stmt).scalars())
 
     def recent_runs(self, property_id: str, limit: int = 20, kind: str | None = None) -> list[SyncRun]:
