@@ -16,12 +16,25 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pyt
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg-data")))
 
 
-SERIAL_DIRECTORIES = ("tests/app/daemon/",)
-"""Tests that run real daemons against compressed schedules: one at a time, on one worker, so
-their timings are not shared with another daemon of the suite (the rest spreads over both)."""
+SERIAL_TESTS = tuple(
+    f"tests/app/daemon/{name}.py"
+    for name in (
+        "test_daemon_day",
+        "test_replicas",
+        "test_freshness",
+        "test_run_sweeper_fast_clock",
+        "test_restart_takes_back_claims",
+    )
+)
+"""Tests whose assertions time real daemons on compressed schedules (a day in a minute, a
+freshness target, ten beats of silence, a takeover in seconds): one at a time, on one worker, so
+no other compressed daemon of the suite shares the machine with them; the rest spreads over
+both workers."""
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook, which reads the group marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        if item.nodeid.startswith(SERIAL_DIRECTORIES):
+        if item.nodeid.startswith(SERIAL_TESTS):
             item.add_marker(pytest.mark.xdist_group("daemons"))
+
