@@ -38,7 +38,7 @@ def test_the_command_line_loads_no_command_before_it_runs() -> None:
 def test_a_command_that_reads_the_store_does_not_load_the_client_or_the_engine() -> None:
     loaded = modules_loaded_by(
         "from roomsync.app.cli import load_command\n"
-        "for name in ('db', 'budget', 'properties'):\n"
+        "for name in ('db', 'budget', 'properties', 'status'):\n"
         "    load_command(name)"
     )
     assert [name for name in HEAVY if name in loaded] == []

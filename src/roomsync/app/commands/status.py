@@ -28,7 +28,6 @@ from roomsync.app.cli_support import (
     engine_errors,
     fail,
 )
-from roomsync.app.commands import sync as sync_commands
 from roomsync.app.daemon.lock import DaemonAlreadyRunning, DaemonLock
 from roomsync.app.daemon.remote import AdminClient, AdminUnavailable, find_daemon
 from roomsync.app.daemon.status import PropertyStatus, ScheduleStatus, collect_status
@@ -188,6 +187,8 @@ def status(
     if as_json:
         echo_json({"source": "database", "status": _local_status(context)})
         return
+    from roomsync.app.commands import sync as sync_commands  # the engine: only without a daemon
+
     sync_commands.status(context.property_id)
     local = _local_schedule(context)
     if local is not None:
@@ -252,6 +253,8 @@ def resync(
         except DaemonAlreadyRunning:
             daemon = find_daemon(settings)  # one started meanwhile: ask it instead
         else:
+            from roomsync.app.commands import sync as sync_commands  # the engine: only without a daemon
+
             try:
                 sync_commands.resync(context.property_id, listing, date_from, date_to, as_json)
             finally:

@@ -16,7 +16,7 @@ from roomsync.adapters.client import RequestRecord
 from roomsync.adapters.store import Store
 from roomsync.adapters.store.webhook_records import SqlWebhookRecords
 from roomsync.app.daemon.status import SYNCED_RESULTS, listing_rows
-from roomsync.app.sync.engine import pause_label
+from roomsync.app.sync.pauses import pause_label
 from roomsync.core.budget import BudgetSnapshot, Reserves
 from roomsync.core.catalog.types import Priority
 from roomsync.core.ports import listing_text

@@ -19,7 +19,7 @@ from roomsync.adapters.store import Store
 from roomsync.adapters.store.webhook_records import SqlWebhookRecords
 from roomsync.app.daemon.freshness import newest_reads
 from roomsync.app.daemon.planning import PollPlan, plan_polling
-from roomsync.app.sync.engine import pause_label, pause_reason
+from roomsync.app.sync.pauses import pause_label, pause_reason
 from roomsync.core.catalog.types import Priority
 from roomsync.core.ports import ListingFacts, ListingKey, ListingState
 from roomsync.property import PropertyContext

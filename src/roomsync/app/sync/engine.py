@@ -50,6 +50,12 @@ from roomsync.app.sync.connected import push_connected_prices
 from roomsync.app.sync.errors import NoMapping, RequestRefused
 from roomsync.app.sync.fingerprint import TypeDigests, listing_digest
 from roomsync.app.sync.own_reservations import own_reserved_rooms
+from roomsync.app.sync.pauses import (
+    MANAGED_CATEGORIES,
+    ROOM_TYPE_GONE,
+    pause_reason,
+    room_type_gone,
+)
 from roomsync.app.sync.pms import (
     PmsFacts,
     counts_of,
@@ -80,10 +86,6 @@ REPUSH = "repush"
 UNTOUCHED = frozenset({ListingStatus.UNCHANGED, ListingStatus.PAUSED, ListingStatus.SKIPPED})
 """A run's listing outcomes that leave a listing's ledger as it was."""
 
-MANAGED_CATEGORIES = frozenset({"Full", "Limited"})
-"""``connected`` values under which the service manages a listing (document 01)."""
-
-
 def utc_now() -> datetime:
     return datetime.now(UTC)
 
@@ -105,26 +107,6 @@ class SyncOptions:
     """Requests in flight at once (price windows, listings)."""
 
 
-ROOM_TYPE_GONE = "room type {id} is not in the PMS any more"
-"""The pause reason of a listing whose room type the PMS no longer has; lifted by itself when the
-room type is back (a mistyped mapping is refused at load; this is the room type deleted later)."""
-
-
-def room_type_gone(reason: str | None) -> bool:
-    return reason is not None and reason.startswith("room type ") and "not in the PMS any more" in reason
-
-
-def pause_reason(state: ListingState, facts: ListingFacts | None) -> str | None:
-    """Why a listing must not be synced, or None."""
-    if state.paused:
-        return state.pause_reason or "paused"
-    if facts is not None and facts.missing:
-        return "not among the channel's listings (unlinked, removed, or its account unauthorized)"
-    if state.sync_category is not None and state.sync_category not in MANAGED_CATEGORIES:
-        return f"not connected (connected={state.sync_category})"
-    return None
-
-
 def active_types(
     property_id: str,
     listings: Iterable[ListingMapping],
@@ -140,16 +122,6 @@ def active_types(
         if pause_reason(states[key], facts.get(key)) is None:
             active.add(entry.room_type_id)
     return sorted(active)
-
-
-def pause_label(reason: str) -> str:
-    """A bounded metric label for a pause reason."""
-    if room_type_gone(reason):
-        return "room_type_missing"
-    for label in ("not connected", "not among", "unlinked", "suspend", "revoked"):
-        if label in reason:
-            return label.replace(" ", "_").replace("not_among", "missing")
-    return "other"
 
 
 class SyncEngine:
