@@ -13,6 +13,7 @@ import sys
 
 HEAVY = (
     "roomsync.adapters.client.operations",
+    "roomsync.core.api.webhooks",
     "roomsync.app.sync.engine",
     "roomsync.emulator.app",
     "roomsync.app.daemon.runtime",
@@ -38,7 +39,7 @@ def test_the_command_line_loads_no_command_before_it_runs() -> None:
 def test_a_command_that_reads_the_store_does_not_load_the_client_or_the_engine() -> None:
     loaded = modules_loaded_by(
         "from roomsync.app.cli import load_command\n"
-        "for name in ('db', 'budget', 'properties', 'status'):\n"
+        "for name in ('db', 'budget', 'properties', 'status', 'history', 'webhooks'):\n"
         "    load_command(name)"
     )
     assert [name for name in HEAVY if name in loaded] == []

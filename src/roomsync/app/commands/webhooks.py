@@ -28,8 +28,6 @@ from roomsync.app.cli_support import (
     echo_json,
     fail,
 )
-from roomsync.app.webhook_replay import ReplayRefused, replay_dead_letter, replay_event
-from roomsync.app.webhooks.listing_events import reason_code
 from roomsync.core.ports import InboxStatus
 
 app = typer.Typer(
@@ -173,6 +171,9 @@ def replay(
     property_option: str | None = typer.Option(None, "--property", help=PROPERTY_HELP),
 ) -> None:
     """Process one event again (the running daemon's worker picks it up at once)."""
+    # the webhook models (parsing a body again): loaded for a replay, not for every listing
+    from roomsync.app.webhook_replay import ReplayRefused, replay_dead_letter, replay_event
+
     now = datetime.now(UTC)
     with _store(property_option) as (store, property_id):
         try:
@@ -191,6 +192,8 @@ def resume(
     property_option: str | None = typer.Option(None, "--property", help=PROPERTY_HELP),
 ) -> None:
     """Lift the pause of a listing (one no event of the channel lifts: suspension, revocation)."""
+    from roomsync.app.webhooks.listing_events import reason_code  # the webhook models, loaded here
+
     with _store(property_option) as (store, property_id):
         states = [
             s

@@ -18,15 +18,18 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from roomsync.adapters.store import Store
 from roomsync.app.sync.desired import engine_kind
-from roomsync.app.sync.pms import PmsFacts
 from roomsync.core.history import EntryKind, HistoryEntry, JsonValue, NightChange, runs_of_nights
 from roomsync.core.mapping import ListingMapping
 from roomsync.core.ports import ListingKey
 from roomsync.core.sync import DayState, Field, ListingKind
 from roomsync.core.sync.plans import InventoryRequestPlan
+
+if TYPE_CHECKING:
+    from roomsync.app.sync.pms import PmsFacts
 
 COMMAND_LINE = "command line"
 
