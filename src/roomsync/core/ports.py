@@ -281,16 +281,11 @@ class SyncRunStore(Protocol):
         ...
 
     def close_silent_runs(
-        self,
-        property_ids: Collection[str],
-        silent_since: datetime,
-        at: datetime,
-        keep: Collection[int] = (),
-    ) -> dict[str, list[int]]:
-        """Close as ``abandoned`` (finished ``at``) the runs of ``property_ids`` still open whose
-        last sign of life is older than ``silent_since``, except ``keep`` (the caller's own runs
-        in flight, alive whatever their heartbeat says); returns their ids per property (one
-        statement for every property a replica owns)."""
+        self, property_id: str, silent_since: datetime, at: datetime, keep: Collection[int] = ()
+    ) -> list[int]:
+        """Close as ``abandoned`` (finished ``at``) the runs still open whose last sign of life
+        is older than ``silent_since``, except ``keep`` (the caller's own runs in flight, alive
+        whatever their heartbeat says); returns their ids."""
         ...
 
     def finish_run(

@@ -166,9 +166,9 @@ def test_runs_whose_heartbeat_stopped_are_closed_as_abandoned(
 
     now = AT + timedelta(minutes=4)
     closed = store.sync_runs.close_silent_runs(
-        [property_id], now - timedelta(seconds=90), now, keep={in_flight_here}
+        property_id, now - timedelta(seconds=90), now, keep={in_flight_here}
     )
-    assert closed == {property_id: [dead]}
+    assert closed == [dead]
     runs = {run.id: run for run in store.sync_runs.recent_runs(property_id)}
     assert (runs[dead].result, runs[dead].finished_at) == (ABANDONED, now)
     assert "stopped without recording its end" in (runs[dead].error or "")
@@ -178,18 +178,13 @@ def test_runs_whose_heartbeat_stopped_are_closed_as_abandoned(
     assert store.sync_runs.recent_runs(other_property_id)[0].id == elsewhere
     assert store.sync_runs.recent_runs(other_property_id)[0].result is None  # another property's
     assert (
-        store.sync_runs.close_silent_runs([property_id], now - timedelta(seconds=90), now, {in_flight_here})
-        == {}
+        store.sync_runs.close_silent_runs(property_id, now - timedelta(seconds=90), now, {in_flight_here})
+        == []
     )
     # once it is no longer ours (its process died), it is closed like any other
-    assert store.sync_runs.close_silent_runs([property_id], now - timedelta(seconds=90), now) == {
-        property_id: [in_flight_here]
-    }
-    # one statement for several properties: each answers for its own runs
-    both = [property_id, other_property_id]
-    assert store.sync_runs.close_silent_runs(both, now - timedelta(seconds=90), now) == {
-        other_property_id: [elsewhere]
-    }
+    assert store.sync_runs.close_silent_runs(property_id, now - timedelta(seconds=90), now) == [
+        in_flight_here
+    ]
 
 
 def test_reservation_link_is_claimed_once_then_completed(store: Store, property_id: str) -> None:

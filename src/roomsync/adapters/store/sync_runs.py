@@ -75,18 +75,10 @@ class SqlSyncRunStore:
             conn.execute(stmt)
 
     def close_silent_runs(
-        self,
-        property_ids: Collection[str],
-        silent_since: datetime,
-        at: datetime,
-        keep: Collection[int] = (),
-    ) -> dict[str, list[int]]:
-        if not property_ids:
-            return {}
+        self, property_id: str, silent_since: datetime, at: datetime, keep: Collection[int] = ()
+    ) -> list[int]:
         last_sign = sa.func.coalesce(R.heartbeat_at, R.started_at)  # rows older than 0003 have none
-        silent = sa.and_(
-            R.property_id.in_(sorted(property_ids)), R.result.is_(None), last_sign < silent_since
-        )
+        silent = sa.and_(R.property_id == property_id, R.result.is_(None), last_sign < silent_since)
         if keep:
             silent = sa.and_(silent, R.id.not_in(sorted(keep)))
         stmt = (
@@ -98,18 +90,15 @@ class SqlSyncRunStore:
                 error="the process running it stopped without recording its end "
                 "(killed, out of memory, or the machine went down)",
             )
-            .returning(R.property_id, R.id)
+            .returning(R.id)
         )
         # a read first: almost every sweep finds nothing, and a write transaction would take
-        # SQLite's write lock (and a commit) every heartbeat for it
+        # SQLite's write lock (and a commit) every heartbeat of every property for it
         with read_tx(self._engine) as conn:
             if conn.execute(sa.select(R.id).where(silent).limit(1)).first() is None:
-                return {}
-        closed: dict[str, list[int]] = {}
+                return []
         with write_tx(self._engine) as conn:  # the UPDATE checks the condition again
-            for property_id, run_id in conn.execute(stmt).all():
-                closed.setdefault(property_id, []).append(int(run_id))
-        return {property_id: sorted(ids) for property_id, ids in closed.items()}
+            return sorted(int(i) for i in conn.execute(stmt).scalars())
 
     def recent_runs(self, property_id: str, limit: int = 20, kind: str | None = None) -> list[SyncRun]:
         query = sa.select(SYNC_RUN).where(R.property_id == property_id)

@@ -37,7 +37,6 @@ from roomsync.app.daemon.observe import RequestMeter
 from roomsync.app.daemon.ownership import Ownership, PostgresOwnership, SoleOwnership
 from roomsync.app.daemon.runtime import Daemon, utc_now
 from roomsync.app.daemon.startup import StartupError, check_settings, open_checked_store
-from roomsync.app.daemon.sweeper import RunSweeper
 from roomsync.app.properties import ContextCache, usable_contexts
 from roomsync.app.webhooks import create_receiver_app
 from roomsync.metrics import Metrics
@@ -89,8 +88,6 @@ class Replica:
         """One claim loop for the webhook inboxes of every property this replica owns."""
         self._inbox_task: asyncio.Task[None] | None = None
         self._inbox_stop = asyncio.Event()
-        self._sweeper: RunSweeper | None = None
-        """One sweep for the runs a dead process left open, over every property owned here."""
         self._stopping = False
         self._changing = asyncio.Lock()
         self._deferred: set[str] = set()
@@ -128,12 +125,6 @@ class Replica:
             self._store = open_checked_store(self.settings, migrate=migrate)
             self._store.start_background_checkpoints(self.settings.sqlite_checkpoint_interval_seconds)
             self._inbox = InboxClaimLoop(self._store, self.clock)
-            self._sweeper = RunSweeper(
-                self._store.sync_runs,
-                self.clock,
-                self.settings.run_heartbeat_seconds,
-                self.settings.time_scale,
-            )
             contexts = self.load_contexts()
             self.single = len(contexts) == 1 and contexts[0].from_settings
             if self.single:
@@ -278,7 +269,6 @@ class Replica:
             rng=self.rng,
             replica=self.name,
             inbox_loop=self._inbox,
-            run_sweeper=self._sweeper,
         )
         try:
             await daemon.open()
@@ -316,8 +306,6 @@ class Replica:
                 await self._task
         async with self._changing:
             await asyncio.gather(*(daemon.stop() for daemon in self.daemons.values()))
-            if self._sweeper is not None:
-                await self._sweeper.close()
             self._inbox_stop.set()
             if self._inbox_task is not None:
                 with contextlib.suppress(Exception):

@@ -57,7 +57,6 @@ from roomsync.app.daemon.resume import HEALTHY_RESULTS, ScheduleResume, aware, l
 from roomsync.app.daemon.scheduler import ChainScheduler, wall_now
 from roomsync.app.daemon.startup import check_credentials, check_mapping, check_settings
 from roomsync.app.daemon.status import JobStatus, PropertyStatus, collect_status, schedule_from_plan
-from roomsync.app.daemon.sweeper import RunSweeper
 from roomsync.app.logs import REDACTOR
 from roomsync.app.sync import ListingStatus, NoMapping, SyncEngine, SyncOptions, SyncReport
 from roomsync.app.sync.engine import DETECT, POLL, REPUSH
@@ -154,7 +153,6 @@ class Daemon:
         rng: random.Random | None = None,
         replica: str = "roomsync",
         inbox_loop: InboxClaimLoop | None = None,
-        run_sweeper: RunSweeper | None = None,
     ) -> None:
         settings = context.settings
         self._inbox_loop = inbox_loop
@@ -190,12 +188,7 @@ class Daemon:
         self._stopping = False
         self._worker_stop = asyncio.Event()
         self._worker_task: asyncio.Task[None] | None = None
-        self._own_sweeper = run_sweeper is None
-        self._run_sweeper = run_sweeper or RunSweeper(
-            store.sync_runs, clock, settings.run_heartbeat_seconds, settings.time_scale
-        )
-        """The replica's one sweep for runs a dead process left open (:mod:`.sweeper`); a daemon
-        made alone sweeps its own property."""
+        self._sweeper: asyncio.Task[None] | None = None
         self._clients: list[ServiceClient] = []
         self._store: Store = store
         self._engine: SyncEngine | None = None
@@ -306,7 +299,7 @@ class Daemon:
         else:
             worker_loop = self._worker.run(self._worker_stop)
             self._worker_task = asyncio.create_task(worker_loop, name="roomsync-inbox")
-        self._run_sweeper.add(self)
+        self._sweeper = asyncio.create_task(self._sweep_abandoned_runs(), name="roomsync-run-sweep")
         self._scheduler.start()
         self.debouncer.take_over()  # the targeted pushes a previous owner left, made now
         scale = self.settings.time_scale
@@ -384,9 +377,8 @@ class Daemon:
             except TimeoutError:
                 self.log.warning("stopping: %s did not finish within the grace period, cancelled", what)
 
-        self._run_sweeper.remove(self.property_id)
-        if self._own_sweeper:
-            await self._run_sweeper.close()
+        if self._sweeper is not None:
+            self._sweeper.cancel()
         self._worker_stop.set()
         if self._worker_task is not None:
             await bounded(self._worker_task, "the webhook event in progress")
@@ -399,6 +391,50 @@ class Daemon:
         self._scheduler.shutdown()
         await asyncio.to_thread(self.refresh_gauges)
         self.log.info("stopped")
+
+    async def _sweep_abandoned_runs(self) -> None:
+        """Close as abandoned the runs whose process died (no heartbeat for three intervals),
+        every interval from the first one after the start. Their end was never recorded, so they
+        showed as running.
+
+        A run beats every ``run_heartbeat_seconds * time_scale`` real seconds, and this loop
+        sweeps at the same pace; "three intervals" is three times what the daemon's clock advanced
+        during the last one, which holds whether the clock is real or runs faster than real time
+        (a compressed emulator's clock, where one real interval is a whole heartbeat of the clock)."""
+        beat = self.settings.run_heartbeat_seconds
+        interval = beat * self.settings.time_scale
+        least = timedelta(seconds=interval)
+        failing = False
+        before = self.clock()
+        while True:
+            await asyncio.sleep(interval)
+            now = self.clock()
+            silence = 3 * max(now - before, least)
+            before = now
+            if self.engine.runs_starting:  # a run's row exists but its id is not known here yet
+                continue
+            try:
+                closed = await asyncio.to_thread(
+                    self.store.sync_runs.close_silent_runs,
+                    self.property_id,
+                    now - silence,
+                    now,
+                    set(self.engine.runs_in_flight),
+                )
+            except Exception as error:
+                if not failing:
+                    self.log.warning("closing abandoned runs failed (%s); trying every %g s", error, beat)
+                failing = True
+            else:
+                if failing:
+                    self.log.info("closing abandoned sync runs works again")
+                failing = False
+                if closed:
+                    self.log.warning(
+                        "closed sync run(s) %s as abandoned: no heartbeat for %g s, their process stopped",
+                        ", ".join(map(str, closed)),
+                        silence.total_seconds(),
+                    )
 
     def _jitter(self) -> float:
         return self.rng.uniform(0.0, self.settings.schedule_jitter_seconds) * self.settings.time_scale
@@ -694,16 +730,6 @@ class Daemon:
     def over_budget(self) -> bool:
         snapshot = self.client.gate.snapshot()
         return not snapshot.allows(Priority.AVAILABILITY, self.reserves, 1)
-
-    @property
-    def runs_in_flight(self) -> set[int]:
-        """Ids of this daemon's runs in progress (alive whatever their heartbeat says)."""
-        return set(self.engine.runs_in_flight) if self._engine is not None else set()
-
-    @property
-    def runs_starting(self) -> int:
-        """Runs whose row is being written, their id not known yet (the sweep waits for them)."""
-        return self.engine.runs_starting if self._engine is not None else 0
 
     @property
     def busy(self) -> bool:
