@@ -57,9 +57,6 @@ IDLE_POLL_SECONDS = 1.0
 UPKEEP_SECONDS = 1.0
 """How often stale claims are taken over and the backlog gauges refreshed."""
 HOUSEKEEPING_SECONDS = 60.0
-FORGETTING_SECONDS = 3600.0
-"""How often housekeeping also forgets past nights and old records: they age by days, and doing it
-every minute was 7 % of a replica's CPU at 100 properties (profiled)."""
 WAKE_GATHER_SECONDS = 0.05
 """After a wake-up, how long a burst of deliveries may gather before it is claimed."""
 
@@ -91,7 +88,6 @@ class InboxWorker:
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._last_housekeeping: datetime | None = None
-        self._last_forgetting: datetime | None = None
         self._last_upkeep: datetime | None = None
         self.replica = settings.replica_id or f"{socket.gethostname()}:{settings.serve_port}"
         self.incarnation = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
@@ -295,8 +291,7 @@ class InboxWorker:
             log.warning("took back %d webhook event(s) this replica was applying when it stopped", taken)
 
     async def housekeeping(self, now: datetime) -> None:
-        """Expired holds (every ``HOUSEKEEPING_SECONDS``), then past availability nights and old
-        records (every ``FORGETTING_SECONDS``)."""
+        """Expired holds, old availability nights and old records (``HOUSEKEEPING_SECONDS``)."""
         expired = await self._db(
             self._view.expire_holds,
             self._property_id,
@@ -306,12 +301,6 @@ class InboxWorker:
             log.warning(
                 "released the room held for %s: no reservation confirmation followed its booking", code
             )
-        if (
-            self._last_forgetting is not None
-            and (now - self._last_forgetting).total_seconds() < FORGETTING_SECONDS
-        ):
-            return
-        self._last_forgetting = now
         await self._db(self._view.forget_before, self._property_id, now.date() - timedelta(days=1))
         keep_from = now - timedelta(days=self._settings.webhook_keep_days)
         forgotten = 0
