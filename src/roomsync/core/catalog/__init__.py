@@ -9,6 +9,8 @@ list, so there are no hand-kept copies to drift apart.
 
 from __future__ import annotations
 
+import functools
+
 from roomsync.core.catalog.types import Operation, Priority, ShapeSource
 
 __all__ = ["OPERATIONS", "Operation", "Priority", "ShapeSource", "by_name"]
@@ -26,27 +28,26 @@ def _collect() -> tuple[Operation, ...]:
 
 
 OPERATIONS: tuple[Operation, ...]  # collected on first use, by ``__getattr__`` below
-_BY_NAME: dict[str, Operation] = {}
+
+
+@functools.cache
+def _catalog() -> tuple[tuple[Operation, ...], dict[str, Operation]]:
+    """The operations and the same by name, collected once on first use: importing the catalog's
+    models costs about a third of a second, which a command that only reads the store (and needs
+    ``Priority``) must not pay."""
+    operations = _collect()
+    return operations, {op.name: op for op in operations}
 
 
 def __getattr__(name: str) -> tuple[Operation, ...]:
-    # OPERATIONS is collected on first use: importing the catalog's models costs about a third of
-    # a second, which a command that only reads the store (and needs ``Priority``) must not pay
     if name == "OPERATIONS":
-        return _operations()
+        return _catalog()[0]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def _operations() -> tuple[Operation, ...]:
-    if not _BY_NAME:
-        _BY_NAME.update((op.name, op) for op in _collect())
-    return tuple(_BY_NAME.values())
 
 
 def by_name(name: str) -> Operation:
     """The operation called ``name``; KeyError names the unknown one."""
-    _operations()
     try:
-        return _BY_NAME[name]
+        return _catalog()[1][name]
     except KeyError:
         raise KeyError(f"no operation named {name!r} in the catalog") from None
