@@ -43,7 +43,7 @@ class BudgetSnapshot:
     day: date
     quota: int
     used_local: int
-    """Requests roomsync itself sent (or tried to send) today."""
+    """Requests roomsync itself sent today (a request never sent, no connection made, is given back)."""
     used_server: int
     """Requests the server said were used today (all applications), 0 if never told."""
     by_priority: dict[Priority, int] = field(default_factory=dict)

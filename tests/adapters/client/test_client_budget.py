@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import math
+import socket
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
-from client_harness import FIXED_NOW, TOKEN_PATH, ClientFactory, Control
+from client_harness import FAST_RETRIES, FIXED_NOW, TOKEN_PATH, ClientFactory, Control, settings_for
 from rich.console import Console
 
 from roomsync.adapters.client import (
     QuotaExhausted,
+    RetriableError,
     ServiceClient,
     budget_for_today,
     budget_view,
@@ -18,6 +21,7 @@ from roomsync.adapters.client import (
 )
 from roomsync.adapters.store import Store
 from roomsync.core.catalog import Priority
+from roomsync.property import PropertyContext
 
 ROOMS = "GET /v1/Rooms"
 SHARES = {Priority.GUEST: 0.0, Priority.AVAILABILITY: 0.05, Priority.PRICES: 0.15, Priority.RECONCILE: 0.30}
@@ -139,3 +143,34 @@ async def test_the_budget_view_shows_each_priority(
     text = console.export_text()
     assert "reconcile" in text and "guest" in text
     assert "4 of 100 used" in text and "96 remaining" in text
+
+
+async def test_a_request_that_was_never_sent_costs_nothing(
+    make_client: ClientFactory, control: Control, store: Store, tmp_path: Path
+) -> None:
+    """A connection refused (``ConnectError: the request was not sent``) never reached the
+    service: the budget gives the request back, for the token as for any other request. Issue 23:
+    1,075 -> 1,070 left after a sync against an address nobody listens on."""
+    client = make_client()
+    await client.list_rooms()  # the token and the rooms, both counted by the service
+    assert client.budget().used_local == control.total() == 2
+
+    with socket.socket() as nobody:  # bound, never listening: every connection is refused
+        nobody.bind(("127.0.0.1", 0))
+        address = f"http://127.0.0.1:{nobody.getsockname()[1]}"
+        for property_id in ("demo-hotel", "never-reached"):  # a stored token / a token to request
+            context = PropertyContext.of(settings_for(address, tmp_path, property_id=property_id))
+            async with ServiceClient(
+                context, budget_store=store.budget, token_store=store.tokens, retry=FAST_RETRIES
+            ) as unreachable:
+                with pytest.raises(RetriableError, match="ConnectError: the request was not sent"):
+                    await unreachable.list_rooms()
+                assert unreachable.requests_sent.total == 0
+                after = unreachable.budget()
+                assert after.used_local == (0 if property_id == "never-reached" else 2)
+                assert sum(after.refused_by_priority.values()) == 0
+                assert sum(after.by_priority.values()) == after.used_local
+
+    assert client.budget().used_local == control.total() == 2
+    await client.list_rooms()  # and the budget still counts what is sent
+    assert client.budget().used_local == control.total() == 3

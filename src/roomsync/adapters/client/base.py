@@ -28,7 +28,7 @@ from tenacity.wait import wait_random_exponential
 from roomsync import __version__
 from roomsync.adapters.client import lookups
 from roomsync.adapters.client.auth import Authenticator, StaticKeyAuth, TokenAuth, refused_credentials
-from roomsync.adapters.client.classify import Action, Verdict, classify
+from roomsync.adapters.client.classify import Action, Verdict, classify, never_sent
 from roomsync.adapters.client.config import ConnectionLimits, RetryPolicy, Timeouts, reserves_of
 from roomsync.adapters.client.errors import (
     AmbiguousWrite,
@@ -39,7 +39,7 @@ from roomsync.adapters.client.errors import (
     ServiceError,
     UnexpectedResponse,
 )
-from roomsync.adapters.client.quota import QuotaGate, UsageHeaders
+from roomsync.adapters.client.quota import BudgetLedger, QuotaGate, UsageHeaders
 from roomsync.adapters.client.records import RequestHook, RequestRecord, ignore_record
 from roomsync.core import codec
 from roomsync.core.api.service import TokenRequest, TokenResponse, Usage
@@ -47,7 +47,7 @@ from roomsync.core.budget import BudgetSnapshot
 from roomsync.core.catalog import by_name
 from roomsync.core.catalog.types import Operation, Priority
 from roomsync.core.errors import LimitViolation
-from roomsync.core.ports import BudgetStore, TokenStore
+from roomsync.core.ports import TokenStore
 from roomsync.property import PropertyContext
 from roomsync.settings import Settings
 
@@ -141,7 +141,7 @@ class BaseClient:
         self,
         context: PropertyContext,
         *,
-        budget_store: BudgetStore,
+        budget_store: BudgetLedger,
         token_store: TokenStore | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         timeouts: Timeouts | None = None,
@@ -379,7 +379,7 @@ class BaseClient:
         auth_headers: Mapping[str, str],
     ) -> tuple[httpx.Response | httpx.TransportError, Verdict]:
         op = prepared.operation
-        self._gate.spend(priority, op.name)  # raises QuotaExhausted: nothing is sent
+        spent = self._gate.spend(priority, op.name)  # raises QuotaExhausted: nothing is sent
         headers = {"Accept": prepared.accept, **auth_headers}
         if prepared.content_type is not None:
             headers["Content-Type"] = prepared.content_type
@@ -387,7 +387,6 @@ class BaseClient:
             op.method, prepared.path, content=prepared.content, headers=headers
         )
         state.sends += 1
-        self.requests_sent.by_operation[op.name] += 1
         started = time.perf_counter()
         outcome: httpx.Response | httpx.TransportError
         try:
@@ -395,6 +394,12 @@ class BaseClient:
         except httpx.TransportError as error:
             outcome = error
         seconds = time.perf_counter() - started
+        if never_sent(outcome):
+            # no connection was made: the service never saw this request, so it costs nothing
+            # (it was counted first so that concurrent spenders never pass the quota)
+            self._gate.release(spent, priority)
+        else:
+            self.requests_sent.by_operation[op.name] += 1
         if isinstance(outcome, httpx.Response):
             self._gate.observe_headers(outcome.headers)
         verdict = classify(
@@ -492,7 +497,7 @@ class BaseClient:
                 status=response.status_code,
             )
         try:
-            return codec.decode(op.response, response.content, fmt)
+            return codec.decode_answer(op.response, response.content, fmt)
         except (LimitViolation, codec.PayloadError) as error:
             detail = "" if op.form_body else f" ({self._scrub(str(error))})"
             raise UnexpectedResponse(

@@ -9,7 +9,7 @@ from enum import StrEnum
 
 import httpx
 
-__all__ = ["Action", "Verdict", "classify", "retry_after_seconds"]
+__all__ = ["Action", "Verdict", "classify", "never_sent", "retry_after_seconds"]
 
 
 class Action(StrEnum):
@@ -53,6 +53,12 @@ class Verdict:
 _NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout, httpx.UnsupportedProtocol)
 # Everything else that httpx raises while a request is on the wire (read/write timeouts, read or
 # write errors, a server that closes the connection without answering) may have reached the server.
+
+
+def never_sent(outcome: httpx.Response | httpx.TransportError) -> bool:
+    """Whether ``outcome`` proves that no byte of the request reached the service (no connection
+    was made): such a request costs the daily budget nothing."""
+    return isinstance(outcome, _NOT_SENT)
 
 
 def retry_after_seconds(value: str | None, now: datetime) -> float | None:

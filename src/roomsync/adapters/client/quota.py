@@ -4,19 +4,29 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from datetime import UTC, date, datetime, timedelta
+from typing import Protocol
 
 from roomsync.adapters.client.errors import QuotaExhausted
 from roomsync.core.budget import BudgetSnapshot, Reserves, budget_period, next_utc_midnight
 from roomsync.core.catalog.types import Priority
 from roomsync.core.ports import BudgetStore
 
-__all__ = ["QuotaGate", "UsageHeaders", "next_utc_midnight"]
+__all__ = ["BudgetLedger", "QuotaGate", "UsageHeaders", "next_utc_midnight"]
 
 Clock = Callable[[], datetime]
 
 # A reset header larger than this is a Unix time, not a number of seconds (some services send
 # the instant); 03-conventions says seconds, this keeps the other reading from meaning "31 years".
 _EPOCH_THRESHOLD = 1_000_000_000
+
+
+class BudgetLedger(BudgetStore, Protocol):
+    """The :class:`BudgetStore` the client spends through, which can also give a spend back."""
+
+    def release(self, property_id: str, day: date, priority: Priority, cost: int = 1) -> None:
+        """Give back ``cost`` requests that :meth:`try_spend` counted at ``priority`` on ``day``
+        and that never left this machine (no connection was made). Never below zero."""
+        ...
 
 
 class UsageHeaders:
@@ -50,7 +60,7 @@ class QuotaGate:
 
     def __init__(
         self,
-        store: BudgetStore,
+        store: BudgetLedger,
         property_id: str,
         *,
         quota: int,
@@ -123,6 +133,11 @@ class QuotaGate:
         if spent is None:
             raise self.refusal(priority, operation)
         return spent
+
+    def release(self, spent: BudgetSnapshot, priority: Priority) -> None:
+        """Give back one request counted by :meth:`spend` (``spent`` is what it returned) whose
+        request was never sent: the service never saw it, so the day's budget must not pay it."""
+        self._store.release(self._property_id, spent.day, priority)
 
     def server_exhausted(
         self, priority: Priority, operation: str, wait: float, reason: str

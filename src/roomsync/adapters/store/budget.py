@@ -71,6 +71,20 @@ class SqlBudgetStore:
             conn.execute(sa.update(BUDGET_DAY).where(_key(property_id, day)).values({refused: refused + 1}))
             return None
 
+    def release(self, property_id: str, day: date, priority: Priority, cost: int = 1) -> None:
+        """Give back ``cost`` requests counted by :meth:`try_spend` that were never sent (the
+        client's ``BudgetLedger``): one relative ``UPDATE``, never below zero, safe beside
+        concurrent spenders."""
+        if cost < 1:
+            raise ValueError(f"cost must be at least 1, got {cost}")
+        spent = B[_spent(priority)]
+        with write_tx(self._engine) as conn:
+            conn.execute(
+                sa.update(BUDGET_DAY)
+                .where(_key(property_id, day), B.used_local >= cost, spent >= cost)
+                .values({B.used_local: B.used_local - cost, spent: spent - cost})
+            )
+
     def observe_server(
         self,
         property_id: str,

@@ -50,7 +50,6 @@ from roomsync.adapters.store.tokens import SqlTokenStore
 from roomsync.adapters.store.wal_checkpoints import WalCheckpointer, is_file_sqlite
 from roomsync.core.ports import (
     ActivityStore,
-    BudgetStore,
     CalendarLedger,
     ChannelPriceLedger,
     DeadLetterStore,
@@ -216,7 +215,8 @@ class Store:
         self.engine = engine
         # typed as the ports, so mypy checks that each repository implements its protocol
         self.tokens: TokenStore = SqlTokenStore(engine)
-        self.budget: BudgetStore = SqlBudgetStore(engine)
+        # the class, not the port: the client also gives back what it never sent (its BudgetLedger)
+        self.budget = SqlBudgetStore(engine)
         self.calendar: CalendarLedger = SqlCalendarLedger(engine)
         self.channel_prices: ChannelPriceLedger = SqlChannelPriceLedger(engine)
         self.pms_prices: PmsPriceCache = SqlPmsPriceCache(engine)
