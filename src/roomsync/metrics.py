@@ -141,6 +141,13 @@ class Metrics:
             "prices); time() minus this is the staleness a hotel can see.",
             ["property", "kind"], registry=r,
         )
+        self.prices_unread_nights = Gauge(
+            "roomsync_prices_unread_nights",
+            "Nights of the horizon whose PMS price has not been read yet (a first start the day's budget "
+            "could not afford at once); the channel keeps its own price or closes them "
+            "(unread_price_nights).",
+            ["property"], registry=r,
+        )
         self.targeted_pushes = Counter(
             "roomsync_targeted_pushes", "Targeted pushes of webhook-driven occupancy changes, by result.",
             ["property", "result"], registry=r,

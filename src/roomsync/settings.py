@@ -39,6 +39,15 @@ def default_data_dir() -> Path:
     return Path(base) / "roomsync"
 
 
+class UnreadPriceNights(StrEnum):
+    """What the channel shows on a night whose PMS price roomsync has not read yet."""
+
+    KEEP = "keep"
+    """The channel's own price stays; availability is pushed as for any night."""
+    CLOSE = "close"
+    """The night is pushed unavailable until its price is known."""
+
+
 class SettingsError(Exception):
     """A setting has a value roomsync cannot use; the message says which and what is allowed."""
 
@@ -112,6 +121,12 @@ class Settings(BaseSettings):
         "UTC",
         description="The property's local time zone (IANA name, e.g. Europe/Athens): the hours of the "
         "week in which the schedule learns when the front desk changes things.",
+    )
+    unread_price_nights: UnreadPriceNights = Field(
+        UnreadPriceNights.KEEP,
+        description="What the channel shows on a night whose PMS price has not been read yet (a first "
+        "start the day's budget cannot afford at once): keep (the channel's own price) or close "
+        "(unavailable until the price is known); docs/operations.md argues the default.",
     )
     max_dates_per_request: int = Field(
         731, ge=1, description="Most dates, summed over operations, in one PUT Inventory request."

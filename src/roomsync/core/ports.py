@@ -265,6 +265,8 @@ class SyncRun:
     error: str | None = None
     heartbeat_at: datetime | None = None
     """When the run in progress last recorded that it was alive."""
+    price_fill_reads: int = 0
+    """Of ``requests_spent``, the reads of nights that had no cached PMS price (a cold cache's fill)."""
 
 
 ABANDONED = "abandoned"
@@ -299,6 +301,7 @@ class SyncRunStore(Protocol):
         operations: int = 0,
         price_elements: int = 0,
         error: str | None = None,
+        price_fill_reads: int = 0,
     ) -> None: ...
 
     def recent_runs(self, property_id: str, limit: int = 20, kind: str | None = None) -> list[SyncRun]:

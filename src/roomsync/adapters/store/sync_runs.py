@@ -48,6 +48,7 @@ class SqlSyncRunStore:
         operations: int = 0,
         price_elements: int = 0,
         error: str | None = None,
+        price_fill_reads: int = 0,
     ) -> None:
         stmt = (
             sa.update(SYNC_RUN)
@@ -59,6 +60,7 @@ class SqlSyncRunStore:
                 operations=operations,
                 price_elements=price_elements,
                 error=error,
+                price_fill_reads=price_fill_reads,
             )
         )
         with write_tx(self._engine) as conn:

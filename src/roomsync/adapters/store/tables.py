@@ -185,6 +185,7 @@ class SyncRunRow(StoreModel, table=True):
     price_elements: int = 0
     error: str | None = Field(default=None, sa_type=sa.Text())
     heartbeat_at: datetime | None = _utc(default=None, nullable=True)
+    price_fill_reads: int = Field(default=0, sa_column_kwargs={"server_default": sa.text("0")})
 
 
 class WebhookInboxRow(StoreModel, table=True):

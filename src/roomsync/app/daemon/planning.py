@@ -152,6 +152,117 @@ def full_sync_delay(settings: Settings, *, quota: int, last_cost: int, failures:
     return min(regular, settings.full_sync_retry_seconds * 2 ** (failures - 1))
 
 
+DAEMON_PRICE_READ_SHARE = 0.05
+"""The least of the quota one of the daemon's runs may spend reading uncached PMS prices, whatever
+the day's plan: a cold cache always makes progress (5 reads a run on a free licence)."""
+
+
+@dataclass(frozen=True)
+class PriceReadAllowance:
+    """How many PMS price reads the next run may spend, and why."""
+
+    reads: int
+    affordable: int
+    """What the day's ceiling leaves after the slower jobs and the polls' and detections' max-gap
+    floors until the reset (may be negative: nothing beyond the least share)."""
+    least: int
+    """``DAEMON_PRICE_READ_SHARE`` of the quota: allowed whatever the plan says."""
+
+
+def price_read_allowance(
+    settings: Settings,
+    snapshot: BudgetSnapshot,
+    *,
+    resets_at: datetime,
+    now: datetime,
+    listings: int,
+    poll_cost: float,
+    detect_cost: float,
+    full_sync_cost: int,
+    full_sync_every: float | None = None,
+    reconcile_cost: int | None = None,
+) -> PriceReadAllowance:
+    """The price reads a run may spend: all that the day's ceiling (``spend_share``) affords once
+    the rest of the day's least schedule is kept (the slower jobs at ``full_sync_cost``, their warm
+    cost, and the polls and detections at their max gaps until the reset), and never fewer than
+    ``DAEMON_PRICE_READ_SHARE`` of the quota.
+
+    So a property's first full sync on a paid licence reads every night of a year's horizon (365
+    reads of a 900-request ceiling, about 250 kept for the day's floors), nearest first, and the day's
+    plan is made afterwards from what is left; a free licence, whose floors alone pass its quota,
+    fills 5 nights a run."""
+    quota = snapshot.quota
+    seconds_to_reset = max((resets_at - now).total_seconds(), 1.0)
+    least = max(1, math.ceil(quota * DAEMON_PRICE_READ_SHARE))
+    floors = _day_floors(
+        settings,
+        seconds_to_reset,
+        listings=listings,
+        poll_cost=poll_cost,
+        detect_cost=detect_cost,
+        full_sync_cost=full_sync_cost,
+        full_sync_every=full_sync_every,
+        reconcile_cost=reconcile_cost,
+    )
+    affordable = math.floor(spend_share_of(settings, quota) * quota - snapshot.used_local - floors)
+    return PriceReadAllowance(max(least, affordable), affordable, least)
+
+
+def fill_reads_per_day(
+    settings: Settings,
+    quota: int,
+    *,
+    listings: int,
+    poll_cost: float,
+    detect_cost: float,
+    full_sync_cost: int,
+    full_sync_every: float,
+    reconcile_cost: int | None = None,
+) -> int:
+    """Price reads of uncached nights a whole quota day affords (:func:`price_read_allowance` for a
+    day that starts with nothing spent, or the least share at each full sync of the day)."""
+    floors = _day_floors(
+        settings,
+        DAY_SECONDS,
+        listings=listings,
+        poll_cost=poll_cost,
+        detect_cost=detect_cost,
+        full_sync_cost=full_sync_cost,
+        full_sync_every=full_sync_every,
+        reconcile_cost=reconcile_cost,
+    )
+    affordable = math.floor(spend_share_of(settings, quota) * quota - floors)
+    least = max(1, math.ceil(quota * DAEMON_PRICE_READ_SHARE))
+    full_syncs = max(1, math.floor(DAY_SECONDS / max(full_sync_every, 1.0)))
+    return max(affordable, least * full_syncs)
+
+
+def _day_floors(
+    settings: Settings,
+    seconds_to_reset: float,
+    *,
+    listings: int,
+    poll_cost: float,
+    detect_cost: float,
+    full_sync_cost: int,
+    full_sync_every: float | None,
+    reconcile_cost: int | None,
+) -> float:
+    """What the rest of the day needs at least: the slower jobs, and the polls and detections at
+    their max gaps."""
+    cadence = cadence_of(settings)
+    if full_sync_every is not None:
+        cadence = replace(cadence, price_detection=full_sync_every)
+    costs = replace(POLL_COSTS, price_detection=full_sync_cost)
+    if reconcile_cost is not None:
+        costs = replace(costs, reconciliation_per_listing=math.ceil(reconcile_cost / max(listings, 1)))
+    other = other_jobs_cost(seconds_to_reset, listings, costs, cadence)
+    poll_gap = min(settings.availability_max_gap_seconds, settings.poll_max_seconds)
+    poll_floor = seconds_to_reset / poll_gap * max(poll_cost, 1.0)
+    detect_floor = seconds_to_reset / settings.detect_max_gap_seconds * max(detect_cost, 1.0)
+    return other + poll_floor + detect_floor
+
+
 def cadence_of(settings: Settings) -> Cadence:
     return Cadence(
         price_detection=settings.price_check_interval_seconds,

@@ -52,7 +52,17 @@ from roomsync.app.daemon.observe import (
     set_listing_gauges,
     set_store_gauges,
 )
-from roomsync.app.daemon.planning import PollPlan, RunCosts, Shapes, full_sync_delay, plan_polling
+from roomsync.app.daemon.planning import (
+    DAEMON_PRICE_READ_SHARE,
+    PollPlan,
+    RunCosts,
+    Shapes,
+    fill_reads_per_day,
+    full_sync_delay,
+    plan_polling,
+    price_read_allowance,
+)
+from roomsync.app.daemon.price_fill import PriceFillStatus, UnreadPrices, fill_status, stored_unread_prices
 from roomsync.app.daemon.resume import HEALTHY_RESULTS, ScheduleResume, aware, last_runs, resumable
 from roomsync.app.daemon.scheduler import ChainScheduler, wall_now
 from roomsync.app.daemon.startup import check_credentials, check_mapping, check_settings
@@ -71,10 +81,6 @@ from roomsync.property import PropertyContext
 log = logging.getLogger("roomsync.daemon")
 
 PRICES = "prices"
-DAEMON_PRICE_READ_SHARE = 0.05
-"""Most of the quota one of the daemon's runs spends reading uncached PMS prices: a cold cache
-fills over several runs, nearest nights first, and never starves the polls (5 a run on a free
-licence, 75 on a paid one)."""
 RECONCILE = "reconcile"
 PUSH = "push"
 RESYNC = "resync"
@@ -178,6 +184,11 @@ class Daemon:
         """Full syncs in a row that ended failed or partial (the next one is tried sooner)."""
         self.costs = RunCosts()
         """What polls and detections have cost so far (the plan spends the budget by it)."""
+        self._full_sync_warm = self.costs.full_sync
+        """What the last full sync cost without its price fill (the next ones' cost, once filled)."""
+        self._unread = UnreadPrices(0, None, settings.horizon_days)
+        """The horizon's nights with no PMS price read yet, as the last full sync (or the store) left them."""
+        self._fill_logged = False
         self._logged_interval: float | None = None
         self._shapes: Shapes | None = None
         """The learned weeks, reloaded from the store after a run that saw a change."""
@@ -250,7 +261,7 @@ class Daemon:
                 engine_client,
                 metrics=self.metrics,
                 clock=self.clock,
-                options=SyncOptions(price_read_share=DAEMON_PRICE_READ_SHARE),
+                options=SyncOptions(price_read_cap=self._price_read_cap),
             )
             self._worker = create_worker(
                 self.context,
@@ -262,6 +273,10 @@ class Daemon:
             )
             self.metrics.start_property(self.property_id)
             await asyncio.to_thread(set_listing_gauges, self.metrics, self.store, self.context)
+            self._unread = await asyncio.to_thread(
+                stored_unread_prices, self.store, self.context, self.clock().date()
+            )
+            self.metrics.prices_unread_nights.labels(self.property_id).set(self._unread.nights)
             await asyncio.to_thread(self._load_learning)
             await self._estimate_detection()
             self._resume = await self._resume_point()
@@ -330,7 +345,8 @@ class Daemon:
         counted from its last run, at once when that is past."""
         last = resume.full_sync
         assert last.finished_at is not None
-        self.costs.full_sync = max(last.requests_spent, 1)
+        self._full_sync_warm = max(last.requests_spent - last.price_fill_reads, 1)
+        self._cost_full_syncs()
         record = self.jobs[PRICES]
         record.last_run_at, record.last_result = aware(last.finished_at), last.result
         now = self.clock()
@@ -491,16 +507,91 @@ class Daemon:
         if kind == POLL:
             self.costs.poll_seen(report.requests)
         if kind == PRICES:
-            self.costs.full_sync = max(report.requests, 1)
+            self._full_sync_warm = max(report.requests - report.pms.price_fill_reads, 1)
+            if report.pms.availability_reads:  # it got as far as reading the PMS
+                pms = report.pms
+                self._unread = UnreadPrices(
+                    pms.prices_unread_nights, pms.first_unread_night, self._unread.horizon_nights
+                )
+                self.metrics.prices_unread_nights.labels(self.property_id).set(self._unread.nights)
+            self._cost_full_syncs()
             self._full_sync_failures = self._full_sync_failures + 1 if service_failed(report) else 0
+            if report.pms.price_fill_reads:
+                self._log_fill(report)
         if kind == DETECT:
-            self.costs.detection_seen(report.requests, self.costs.check_windows)
+            self.costs.detection_seen(report.requests - report.pms.price_fill_reads, self.costs.check_windows)
+            if report.pms.price_fill_reads:  # it read unread nights near today: count them again
+                self._unread = stored_unread_prices(self.store, self.context, now.date())
+                self.metrics.prices_unread_nights.labels(self.property_id).set(self._unread.nights)
         if kind == RECONCILE:
             self.costs.reconcile = max(report.requests, 1)
             for outcome in report.listings:
                 if outcome.read_channel:
                     self.drift[outcome.key] = outcome.drift_days
         self._remember_token()
+
+    def _cost_full_syncs(self) -> None:
+        """What the next full syncs will cost, for the plan: the last one's cost without its price
+        fill, plus the fill the next one will still do (none once every night is read)."""
+        least = math.ceil(self.settings.daily_quota * DAEMON_PRICE_READ_SHARE)
+        if self._clients:
+            least = math.ceil(self._clients[0].gate.quota * DAEMON_PRICE_READ_SHARE)
+        self.costs.full_sync = self._full_sync_warm + min(self._unread.nights, least)
+
+    def _price_read_cap(self) -> int:
+        """The price reads the run starting now may spend (:func:`.planning.price_read_allowance`)."""
+        gate = self._clients[0].gate
+        return price_read_allowance(
+            self.settings,
+            gate.snapshot(),
+            resets_at=gate.resets_at(),
+            now=self.clock(),
+            listings=self._listing_count(),
+            poll_cost=self.costs.poll_cost,
+            detect_cost=self.costs.detect_cost,
+            full_sync_cost=self._full_sync_warm,
+            full_sync_every=self.full_sync_interval(),
+            reconcile_cost=self.costs.reconcile,
+        ).reads
+
+    def fill_reads_per_day(self) -> int:
+        """Price reads of unread nights a whole day of the plan affords (for the read-by date)."""
+        return fill_reads_per_day(
+            self.settings,
+            self._clients[0].gate.quota,
+            listings=self._listing_count(),
+            poll_cost=self.costs.poll_cost,
+            detect_cost=self.costs.detect_cost,
+            full_sync_cost=self._full_sync_warm,
+            full_sync_every=self.full_sync_interval(),
+            reconcile_cost=self.costs.reconcile,
+        )
+
+    def price_fill(self) -> PriceFillStatus:
+        return fill_status(
+            self._unread,
+            self.fill_reads_per_day(),
+            self.clock().date(),
+            self.settings.unread_price_nights.value,
+        )
+
+    def _log_fill(self, report: SyncReport) -> None:
+        """Say what the price fill did and what the day's plan gets after it (once it is done, and
+        at each step while it is not)."""
+        if self._fill_logged and self._unread.nights == 0:
+            return
+        plan = self.replan()
+        fill = self.price_fill()
+        self.log.info(
+            "price fill: this full sync read %d nights' PMS prices (%d of its %d requests); %s; "
+            "the rest of today's plan: %s",
+            report.pms.price_fill_reads,
+            report.pms.price_fill_reads,
+            report.requests,
+            fill.explanation,
+            plan.explanation,
+        )
+        self._fill_logged = self._unread.nights == 0
 
     async def _run_scheduled(self, kind: str) -> None:
         runs: dict[str, Callable[[], Awaitable[SyncReport]]] = {
@@ -722,6 +813,7 @@ class Daemon:
             resets_at=gate.resets_at(),
             quota=gate.quota,
             drift=self.drift,
+            price_fill=self.price_fill(),
         )
 
     def credentials_failing(self) -> str | None:

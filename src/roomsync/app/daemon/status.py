@@ -18,7 +18,8 @@ from roomsync.adapters.client.config import reserves_of
 from roomsync.adapters.store import Store
 from roomsync.adapters.store.webhook_records import SqlWebhookRecords
 from roomsync.app.daemon.freshness import newest_reads
-from roomsync.app.daemon.planning import PollPlan, plan_polling
+from roomsync.app.daemon.planning import PollPlan, RunCosts, fill_reads_per_day, full_sync_delay, plan_polling
+from roomsync.app.daemon.price_fill import PriceFillStatus, fill_status, stored_unread_prices
 from roomsync.app.sync.pauses import pause_label, pause_reason
 from roomsync.core.catalog.types import Priority
 from roomsync.core.ports import ListingFacts, ListingKey, ListingState
@@ -145,6 +146,9 @@ class PropertyStatus(BaseModel):
     schedule: ScheduleStatus
     freshness: list[FreshnessRow] = Field(default_factory=list)
     budget: BudgetStatus
+    prices: PriceFillStatus | None = Field(
+        None, description="The horizon's nights whose PMS price has not been read yet, and when they will be."
+    )
     listings: list[ListingStatusRow]
     inbox: InboxSummary
     recent_runs: list[RunRow]
@@ -217,6 +221,7 @@ def collect_status(
     resets_at: datetime | None = None,
     quota: int | None = None,
     drift: dict[str, int] | None = None,
+    price_fill: PriceFillStatus | None = None,
 ) -> PropertyStatus:
     """The property's status from the store; ``schedule`` when a daemon supplies its own."""
     settings = context.settings
@@ -238,6 +243,9 @@ def collect_status(
         schedule = schedule_from_plan(
             plan, running=False, started_at=None, time_scale=settings.time_scale, jobs=[]
         )
+    if price_fill is None:
+        mapped_listings = sum(row.mapped for row in listings)
+        price_fill = _price_fill_without_daemon(store, context, now, snapshot.quota, mapped_listings)
     backlog = SqlWebhookRecords(store.engine).inbox_backlog(pid)
     oldest = backlog.oldest_open_received_at
     runs = store.sync_runs.recent_runs(pid, limit=10)
@@ -264,6 +272,7 @@ def collect_status(
             reserved={p.name.lower(): reserves.count(p, snapshot.quota) for p in Priority},
             refused={p.name.lower(): snapshot.refused_by_priority.get(p, 0) for p in Priority},
         ),
+        prices=price_fill,
         listings=listings,
         inbox=InboxSummary(
             backlog=backlog.open,
@@ -274,3 +283,24 @@ def collect_status(
         ),
         recent_runs=[RunRow(**run.__dict__) for run in runs],
     )
+
+
+def _price_fill_without_daemon(
+    store: Store, context: PropertyContext, now: datetime, quota: int, listings: int
+) -> PriceFillStatus:
+    """The unread nights from the store, read by the date a daemon's plan would afford with the
+    costs it starts from (no daemon is running to say better)."""
+    settings = context.settings
+    costs = RunCosts()
+    every = full_sync_delay(settings, quota=quota, last_cost=costs.full_sync, failures=0)
+    per_day = fill_reads_per_day(
+        settings,
+        quota,
+        listings=listings,
+        poll_cost=costs.poll_cost,
+        detect_cost=costs.detect_cost,
+        full_sync_cost=costs.full_sync,
+        full_sync_every=every,
+    )
+    unread = stored_unread_prices(store, context, now.date())
+    return fill_status(unread, per_day, now.date(), settings.unread_price_nights.value)

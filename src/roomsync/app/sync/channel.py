@@ -60,6 +60,8 @@ class ListingRun:
     """The nights to bring in step (the horizon, a resync window, or the nights of a push)."""
     clock: Clock
     max_dates_per_request: int
+    close_unpriced: bool = False
+    """A night with no known PMS price is pushed unavailable (``unread_price_nights = "close"``)."""
     dry_run: bool = False
     read_channel: bool = False
     """Read the channel even when the ledger knows the listing (resync, reconcile)."""
@@ -179,6 +181,7 @@ async def _sync(
         own_reserved_rooms=own_reserved,
         current=current,
         count_cap=count_cap,
+        close_unpriced=run.close_unpriced,
     )
     kind = engine_kind(listing.kind)
     if unknown:

@@ -10,6 +10,9 @@ A thin layer over ``roomsync.core.sync.desired_calendar`` that turns the mapping
   of 0 or less, which would reject the whole request): the channel keeps its price.
 * A room-type listing's count is capped at its ``totalInventoryCount`` when known (the channel
   refuses a larger count).
+* With ``close_unpriced`` (``unread_price_nights = "close"``), a night whose PMS price is not
+  known (not read yet, or the PMS gives none) is unavailable, as a closed night is: the channel
+  never sells it at a price the hotel did not set.
 """
 
 from __future__ import annotations
@@ -68,8 +71,13 @@ def listing_desired(
     own_reserved_rooms: Mapping[date, int],
     current: Mapping[date, DayState],
     count_cap: int | None = None,
+    close_unpriced: bool = False,
 ) -> dict[date, DayState]:
     rule = price_rule(listing.price)
+    if close_unpriced:
+        unpriced = [night for night in nights if night not in nightly_prices]
+        if unpriced:
+            closed = {*closed, *unpriced}
     restrictions = restriction_rule(listing.restrictions)
     kind = engine_kind(listing.kind)
     desired = desired_calendar(

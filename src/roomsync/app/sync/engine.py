@@ -74,6 +74,7 @@ from roomsync.core.sync.closure_windows import check_windows
 from roomsync.core.sync.price_detection import DEFAULT_WINDOW_NIGHTS, Window
 from roomsync.metrics import Metrics
 from roomsync.property import PropertyContext
+from roomsync.settings import UnreadPriceNights
 
 log = logging.getLogger("roomsync.sync")
 
@@ -100,8 +101,11 @@ class SyncOptions:
     """Most ``CombinedExtended`` reads one sync may spend on prices; None: ``price_read_share`` of
     the daily quota."""
     price_read_share: float = 0.25
-    """A command-line sync may fill a cold price cache with a quarter of the day; the daemon asks
-    for less (``DAEMON_PRICE_READ_SHARE``) so that filling it never starves its polls."""
+    """A command-line sync may fill a cold price cache with a quarter of the day."""
+    price_read_cap: Callable[[], int] | None = None
+    """Asked at the start of each run for its most price reads, when set (the daemon's: what the
+    day's plan affords, :func:`roomsync.app.daemon.planning.price_read_allowance`); it wins over
+    the other two."""
     price_window_nights: int = DEFAULT_WINDOW_NIGHTS
     concurrency: int = 4
     """Requests in flight at once (price windows, listings)."""
@@ -336,7 +340,13 @@ class SyncEngine:
             )
         return [wanted_first + timedelta(days=n) for n in range((wanted_last - wanted_first).days + 1)]
 
+    @property
+    def _close_unpriced(self) -> bool:
+        return self.settings.unread_price_nights is UnreadPriceNights.CLOSE
+
     def _max_price_reads(self) -> int:
+        if self.options.price_read_cap is not None:
+            return max(1, self.options.price_read_cap())
         if self.options.price_reads_per_sync is not None:
             return self.options.price_reads_per_sync
         quota = self.client.budget().quota  # the server's quota once it said one
@@ -422,6 +432,7 @@ class SyncEngine:
             nights=nights,
             clock=self.clock,
             max_dates_per_request=self.settings.max_dates_per_request,
+            close_unpriced=self._close_unpriced,
             dry_run=dry_run,
             read_channel=read_channel,
             read_priority=read_priority,
@@ -468,6 +479,9 @@ class SyncEngine:
         summary.prices_failed = facts.prices.failed
         summary.prices_changed = facts.prices.changed
         summary.prices_unknown = facts.prices.unknown_nights
+        summary.price_fill_reads = facts.prices.fill_reads
+        summary.prices_unread_nights = facts.prices.unread_nights
+        summary.first_unread_night = facts.prices.first_unread
         report.notes.extend(facts.closures.notes)
         report.notes.extend(facts.prices.notes)
 
@@ -553,6 +567,7 @@ class SyncEngine:
             facts.closures.room_types,
             facts.closures.property_closed,
             facts.prices.prices,
+            close_unpriced=run.close_unpriced,
         )
         gate = asyncio.Semaphore(max(1, self.options.concurrency))
         done = 0
@@ -796,6 +811,7 @@ class SyncEngine:
         summary.prices_complete = prices.complete
         summary.prices_failed = prices.failed
         summary.prices_changed = prices.changed
+        summary.price_fill_reads = prices.fill_reads
         summary.closures_changed = changed
         summary.property_closures_changed = known.property_closed != closures.property_closed
         report.notes.extend(checked.notes)
@@ -852,6 +868,7 @@ class SyncEngine:
             nights=nights,
             clock=self.clock,
             max_dates_per_request=self.settings.max_dates_per_request,
+            close_unpriced=self._close_unpriced,
             write_priority=priority,
             require_ledger=True,
         )

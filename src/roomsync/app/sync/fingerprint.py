@@ -29,8 +29,11 @@ class TypeDigests:
         closed: Mapping[int, Collection[date]],
         property_closed: Collection[date],
         prices: Mapping[int, Mapping[date, Decimal]],
+        *,
+        close_unpriced: bool = False,
     ) -> None:
         self._nights = nights
+        self._unpriced = "|close-unpriced" if close_unpriced else ""  # keep: the digests of before
         self._free = free_rooms
         self._closed = closed
         self._prices = prices
@@ -52,7 +55,7 @@ class TypeDigests:
                 ",".join(sorted(n.isoformat() for n in closed if n in wanted)),
                 self._property,
             ]
-            found = hashlib.sha256("|".join(parts).encode()).hexdigest()
+            found = hashlib.sha256(("|".join(parts) + self._unpriced).encode()).hexdigest()
             self._cache[room_type_id] = found
         return found
 

@@ -9,7 +9,10 @@ and keeps what it learns in the store's PMS price cache (``store.pms_prices``):
 * a changed total is split until the changed nights are found;
 * uncached nights (a cold cache, the night the horizon moved on to) are read one by one, nearest
   first, at most ``max_reads`` per sync: a cold cache is filled over successive syncs when the
-  budget or the cap stops a sync before it is full.
+  budget or the cap stops a sync before it is full. What each batch of reads learned is saved as
+  soon as it is answered, so a run killed in the middle of a fill loses only the reads in flight:
+  the next run (in this process, after a restart, or on another replica) reads none of the saved
+  nights again.
 
 The reads run at the ``PRICES`` priority, so the budget stops them (``QuotaExhausted``) before
 availability pushes suffer. Whatever was not read keeps its cached price (a night with no cached
@@ -21,7 +24,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 
 from roomsync.adapters.client import QuotaExhausted, ServiceError
@@ -58,6 +61,12 @@ class PmsPrices:
     learned: int = 0
     unknown_nights: int = 0
     """(room type, night) pairs of the horizon with no price known after the run."""
+    fill_reads: int = 0
+    """Reads of nights that had no cached price (the cold cache's fill), a part of ``reads``."""
+    unread_nights: int = 0
+    """Nights of the horizon still without a price for some room type after the run."""
+    first_unread: date | None = None
+    """The first of them."""
     notes: list[str] = field(default_factory=list)
     failed: str | None = None
     """Why a read failed for good (retries spent): what was read before it is kept and cached."""
@@ -112,9 +121,16 @@ async def detect_prices(
             state = record(state, window, _totals(known.pop(window), set(types), currency))
             free += 1
     result = PmsPrices(prices={})
-    state, stopped, failed = await _run_reads(
-        read, state, set(types), currency, max_reads + free, concurrency
+
+    async def save_learned(learned: Mapping[tuple[int, date], Decimal | None]) -> None:
+        priced = {key: price for key, price in learned.items() if price is not None}
+        if priced:
+            await asyncio.to_thread(_save_prices, cache, property_id, priced, currency, now)
+
+    state, stopped, failed, fill_reads = await _run_reads(
+        read, state, set(types), currency, max_reads + free, concurrency, save_learned
     )
+    result.fill_reads = fill_reads
     if stopped:
         result.notes.append(stopped)
     result.failed = failed
@@ -130,7 +146,18 @@ async def detect_prices(
             result.prices.setdefault(room_type_id, {})[night] = price
     horizon_nights = (last - first).days + 1
     result.unknown_nights = sum(horizon_nights - len(result.prices.get(t, {})) for t in types)
+    unread = unread_nights(result.prices, types, first, last)
+    result.unread_nights = len(unread)
+    result.first_unread = unread[0] if unread else None
     return result
+
+
+def unread_nights(
+    prices: Mapping[int, Mapping[date, Decimal]], types: Collection[int], first: date, last: date
+) -> list[date]:
+    """The nights of ``first..last`` without a price for some room type of ``types``, in order."""
+    nights = [first + timedelta(days=offset) for offset in range((last - first).days + 1)]
+    return [night for night in nights if any(night not in prices.get(t, {}) for t in types)]
 
 
 async def _run_reads(
@@ -140,14 +167,29 @@ async def _run_reads(
     currency: str,
     max_reads: int,
     concurrency: int,
-) -> tuple[DetectionState, str | None, str | None]:
+    save: Callable[[Mapping[tuple[int, date], Decimal | None]], Awaitable[None]],
+) -> tuple[DetectionState, str | None, str | None, int]:
     """Read until done, the cap, the budget or a read that failed for good stops it; returns the
-    state (every answer received is recorded, so the cache keeps it), why it stopped, and the
-    failure when a read failed."""
+    state (every answer received is recorded, and saved by ``save`` batch by batch, so the cache
+    keeps it), why it stopped, the failure when a read failed, and the fill reads (of nights that
+    had no cached price)."""
+    fill_reads = 0
+    saved: set[tuple[int, date]] = set()
+
+    async def save_new() -> None:
+        fresh = {key: price for key, price in state.learned.items() if key not in saved}
+        saved.update(fresh)
+        await save(fresh)
+
     while not state.done:
         left = max_reads - state.reads
         if left <= 0:
-            return state, f"price detection stopped after {state.reads} reads (the per-sync cap)", None
+            return (
+                state,
+                f"price detection stopped after {state.reads} reads (the per-sync cap)",
+                None,
+                fill_reads,
+            )
         batch = next_reads(state)[: max(1, min(concurrency, left))]
         answers = await asyncio.gather(*(read(window) for window in batch), return_exceptions=True)
         refused = False
@@ -161,21 +203,26 @@ async def _run_reads(
                 continue
             if isinstance(answer, BaseException):
                 raise answer
+            if window.nights == 1 and any((t, window.first_night) not in state.cached for t in types):
+                fill_reads += 1
             state = record(state, window, _totals(answer, types, currency))
+        await save_new()
         if failure is not None:
             return (
                 state,
                 f"price detection stopped after {state.reads} reads: a read failed ({failure}); "
                 "what was read is kept and the next sync goes on from there",
                 str(failure),
+                fill_reads,
             )
         if refused:
             return (
                 state,
                 f"price detection stopped after {state.reads} reads: the day's budget for prices is spent",
                 None,
+                fill_reads,
             )
-    return state, None, None
+    return state, None, None, fill_reads
 
 
 def _save(
@@ -200,3 +247,18 @@ def _save(
             }
         if keep:
             cache.save_night_prices(property_id, room_type_id, keep, currency, now)
+
+
+def _save_prices(
+    cache: PmsPriceCache,
+    property_id: str,
+    priced: Mapping[tuple[int, date], Decimal],
+    currency: str,
+    now: datetime,
+) -> None:
+    """Save fresh nightly prices as they come (the run's end saves them all again with the rest)."""
+    per_type: dict[int, dict[date, Decimal]] = {}
+    for (room_type_id, night), price in priced.items():
+        per_type.setdefault(room_type_id, {})[night] = price
+    for room_type_id, nights in per_type.items():
+        cache.save_night_prices(property_id, room_type_id, nights, currency, now)

@@ -141,6 +141,7 @@ class RunRecorder:
             operations=report.operations,
             price_elements=report.price_elements_sent,
             error=detail,
+            price_fill_reads=report.pms.price_fill_reads,
         )
 
     def _measure(self, report: SyncReport, seconds: float) -> None:

@@ -87,6 +87,11 @@ class PmsSummary:
     """A price read failed for good (the run is partial; what was read before it is kept)."""
     prices_changed: int = 0
     prices_unknown: int = 0
+    price_fill_reads: int = 0
+    """Reads of nights that had no cached price (the cold cache's fill), a part of ``price_reads``."""
+    prices_unread_nights: int = 0
+    """Nights of the horizon still without a PMS price for some room type after the run."""
+    first_unread_night: date | None = None
     closures_located: tuple[int, ...] = ()
     closures_remembered: tuple[int, ...] = ()
     closures_changed: tuple[int, ...] = ()
