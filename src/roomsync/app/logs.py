@@ -91,6 +91,9 @@ def configure_logging(settings: Settings) -> SecretRedactor:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(settings.log_level)
-    for noisy in ("httpx", "httpcore", "uvicorn.access"):
+    # alembic says "Context impl SQLiteImpl." and more at every schema check, before anything the
+    # operator needs (a start refused for a missing setting was 2 lines of alembic, then the one
+    # line that matters); a migration that runs is logged by roomsync in one line (daemon.startup)
+    for noisy in ("httpx", "httpcore", "uvicorn.access", "alembic"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     return REDACTOR

@@ -107,7 +107,8 @@ def test_migrated_schema_matches_the_table_classes(store_url: str) -> None:
 
 
 def test_open_store_refuses_a_database_not_at_head(empty_database_url: str) -> None:
-    with pytest.raises(SchemaNotCurrent, match=r"empty database.*run `roomsync db upgrade`"):
+    # on SQLite the file does not exist yet (DatabaseMissing, a SchemaNotCurrent: nothing created)
+    with pytest.raises(SchemaNotCurrent, match=r"(empty database|does not exist).*`roomsync db upgrade`"):
         open_store(empty_database_url)
     with open_store(empty_database_url, upgrade=True) as store:
         store.require_current_schema()

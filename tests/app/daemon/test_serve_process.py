@@ -1,4 +1,5 @@
-"""`roomsync serve` as a process: what stops it from starting (one line, exit 1), and its signals."""
+"""`roomsync serve` as a process: what stops it from starting (one line; exit 2 for a settings
+mistake, else 1), and its signals."""
 
 from __future__ import annotations
 
@@ -81,7 +82,7 @@ def test_missing_credentials_and_mapping_are_named(emulator: Emulator, tmp_path:
     env = daemon_env(emulator.url, tmp_path / "data", free_port())
     del env["ROOMSYNC_USERNAME"]
     result = serve(env, "--migrate")
-    assert result.returncode == 1 and "username" in last_line(result)
+    assert result.returncode == 2 and "username" in last_line(result)  # a settings mistake
     env = daemon_env(emulator.url, tmp_path / "data", free_port())
     del env["ROOMSYNC_MAPPING_FILE"]
     result = serve(env, "--migrate")

@@ -27,9 +27,11 @@ from roomsync.adapters.store.engine import (
     StoreUrlError,
     create_engine,
     display_url,
+    missing_sqlite_file,
     parse_url,
 )
 from roomsync.adapters.store.migrations import (
+    DatabaseMissing,
     SchemaNotCurrent,
     current_revision,
     head_revision,
@@ -40,6 +42,7 @@ from roomsync.adapters.store.migrations import (
 from roomsync.settings import Settings
 
 __all__ = [
+    "DatabaseMissing",
     "NotFound",
     "SchemaNotCurrent",
     "Store",
@@ -49,6 +52,7 @@ __all__ = [
     "current_revision",
     "display_url",
     "head_revision",
+    "missing_sqlite_file",
     "open_store",
     "parse_url",
     "pending_migrations",
@@ -69,9 +73,13 @@ def open_store(settings_or_url: Settings | str | URL, *, upgrade: bool = False) 
     """A store on the settings' database (or on the URL given).
 
     With ``upgrade`` the database is first migrated to the newest schema; without it, a database
-    not at the newest schema raises ``SchemaNotCurrent`` naming ``roomsync db upgrade``.
+    not at the newest schema raises ``SchemaNotCurrent`` naming ``roomsync db upgrade``, and a
+    SQLite file that does not exist raises ``DatabaseMissing`` before anything is created.
     """
-    store = Store(create_engine(database_url_of(settings_or_url)))
+    url = database_url_of(settings_or_url)
+    if not upgrade and missing_sqlite_file(url) is not None:
+        raise DatabaseMissing(url)
+    store = Store(create_engine(url))
     try:
         if upgrade:
             store.upgrade()

@@ -141,6 +141,18 @@ def _is_memory(url: URL) -> bool:
     return url.database in (None, "", ":memory:") or "mode=memory" in str(url.query)
 
 
+def missing_sqlite_file(url: str | URL) -> Path | None:
+    """The file of a SQLite URL when it does not exist yet (opening it would create it), else None
+    (the file exists, an in-memory or ``file:`` database, or Postgres)."""
+    parsed = parse_url(url)
+    if parsed.get_backend_name() != "sqlite" or _is_memory(parsed):
+        return None
+    database = parsed.database or ""
+    if database.startswith("file:") or Path(database).exists():
+        return None
+    return Path(database)
+
+
 def create_engine(
     url: str | URL,
     *,

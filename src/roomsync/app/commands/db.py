@@ -9,6 +9,7 @@ from roomsync.adapters.store import (
     current_revision,
     display_url,
     head_revision,
+    missing_sqlite_file,
     pending_migrations,
     upgrade_to_head,
 )
@@ -23,17 +24,27 @@ def status(as_json: bool = typer.Option(False, "--json", help=JSON_HELP)) -> Non
     settings = settings_or_exit()
     url = settings.effective_database_url
     try:
+        exists = missing_sqlite_file(url) is None  # asking must not create it
         with database_errors(display_url(url)):
-            current = current_revision(url)
-            pending = pending_migrations(url)
+            current = current_revision(url) if exists else None
+            pending = pending_migrations(url) if exists else True
     except StoreUrlError as error:
         raise fail(str(error)) from None
     if as_json:
         echo_json(
-            {"database": display_url(url), "revision": current, "newest": head_revision(), "pending": pending}
+            {
+                "database": display_url(url),
+                "exists": exists,
+                "revision": current,
+                "newest": head_revision(),
+                "pending": pending,
+            }
         )
         return
     typer.echo(f"database  {display_url(url)}")
+    if not exists:
+        typer.echo("the database does not exist: create it with `roomsync db upgrade`")
+        return
     typer.echo(f"revision  {current or '(empty)'}  (newest: {head_revision()})")
     typer.echo("pending migrations: run `roomsync db upgrade`" if pending else "schema is current")
 

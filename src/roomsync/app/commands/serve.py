@@ -5,8 +5,8 @@ from __future__ import annotations
 import httpx
 import typer
 
-from roomsync.app.cli_support import EXIT_FAILURE, fail, settings_or_exit
-from roomsync.app.daemon.startup import StartupError
+from roomsync.app.cli_support import EXIT_FAILURE, EXIT_USAGE, fail, settings_or_exit
+from roomsync.app.daemon.startup import SettingsMistake, StartupError
 from roomsync.app.logs import configure_logging
 
 
@@ -30,8 +30,8 @@ def serve(
 
     try:
         run(settings, host or settings.serve_host, port or settings.serve_port, migrate=migrate)
-    except StartupError as error:
-        raise fail(str(error), EXIT_FAILURE) from None
+    except StartupError as error:  # a settings mistake exits 2, as from every other command
+        raise fail(str(error), EXIT_USAGE if isinstance(error, SettingsMistake) else EXIT_FAILURE) from None
 
 
 def healthcheck(

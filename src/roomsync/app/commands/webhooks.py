@@ -45,8 +45,10 @@ def _store(property_id: str | None) -> Iterator[tuple[Store, str]]:
     try:
         with database_errors(display_url(url)), open_store(settings) as store:
             yield store, context.property_id
-    except (StoreUrlError, SchemaNotCurrent) as error:
+    except StoreUrlError as error:  # a settings mistake: 2
         raise fail(str(error)) from None
+    except SchemaNotCurrent as error:  # the database is missing or behind: 1, as for every command
+        raise fail(str(error), EXIT_FAILURE) from None
 
 
 def _when(moment: datetime | None) -> str:

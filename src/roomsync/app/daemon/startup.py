@@ -24,7 +24,16 @@ from roomsync.adapters.client import (
     ServiceClient,
     ServiceError,
 )
-from roomsync.adapters.store import SchemaNotCurrent, Store, StoreUrlError, display_url, open_store
+from roomsync.adapters.store import (
+    SchemaNotCurrent,
+    Store,
+    StoreUrlError,
+    current_revision,
+    display_url,
+    head_revision,
+    missing_sqlite_file,
+    open_store,
+)
 from roomsync.adapters.webhooks import WebhookAuth, WebhookAuthConfigError
 from roomsync.app.sync.mapping_checks import check_against_service, read_service_facts
 from roomsync.app.sync.mapping_io import parse_mapping_toml, read_mapping_text
@@ -37,21 +46,26 @@ log = logging.getLogger("roomsync.daemon")
 
 
 class StartupError(Exception):
-    """Why the daemon cannot start, as one line for the operator."""
+    """Why the daemon cannot start, as one line for the operator (exit status 1)."""
+
+
+class SettingsMistake(StartupError):
+    """A setting is missing or wrong (credentials, webhook authentication, the database URL, the
+    mapping file): exit status 2, as every settings mistake of every command (README "Settings")."""
 
 
 def check_settings(settings: Settings) -> None:
     if settings.api_key is None:
         missing = [name for name in ("username", "password", "domain") if getattr(settings, name) is None]
         if missing:
-            raise StartupError(
+            raise SettingsMistake(
                 f"token authentication needs the setting(s) {', '.join(missing)} "
                 f"(ROOMSYNC_{missing[0].upper()}), or set api_key for a static key"
             )
     try:
         WebhookAuth.from_settings(settings)
     except WebhookAuthConfigError as error:
-        raise StartupError(str(error)) from None
+        raise SettingsMistake(str(error)) from None
 
 
 def open_checked_store(settings: Settings, *, migrate: bool) -> Store:
@@ -59,14 +73,19 @@ def open_checked_store(settings: Settings, *, migrate: bool) -> Store:
     if settings.database_url is None:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
     try:
+        before = current_revision(url) if migrate and missing_sqlite_file(url) is None else None
         store = open_store(settings, upgrade=migrate)
     except SchemaNotCurrent as error:
         raise StartupError(f"{error} (or start with `roomsync serve --migrate`)") from None
     except StoreUrlError as error:
-        raise StartupError(str(error)) from None
+        raise SettingsMistake(str(error)) from None
     except OperationalError as error:
         reason = str(error.orig or error).strip().splitlines()[0]
         raise StartupError(f"cannot use the database {display_url(url)}: {reason}") from None
+    if migrate and before != (reached := head_revision()):
+        # alembic's own lines are silenced (app.logs): this one says what the migration did
+        shown = before or "empty"
+        log.info("migrated the database %s from %s to revision %s", display_url(url), shown, reached)
     return store
 
 
@@ -80,7 +99,7 @@ async def check_mapping(context: PropertyContext, store: Store, client: ServiceC
             facts = await read_service_facts(client, client.gate.today())
             check_against_service(mapping, facts, source)
         except MappingError as error:  # start-up errors are one line: the entries joined
-            raise StartupError(str(error).replace("\n  ", "; ")) from None
+            raise SettingsMistake(str(error).replace("\n  ", "; ")) from None
         except ServiceError as error:
             why = f"mapping_file {source}: cannot check it against the service: {error}"
             raise StartupError(why) from None

@@ -36,6 +36,15 @@ class SchemaNotCurrent(RuntimeError):
     """The database is not at the schema this roomsync needs; the message says what to run."""
 
 
+class DatabaseMissing(SchemaNotCurrent):
+    """The SQLite file does not exist (nothing was created); the message says how to create it."""
+
+    def __init__(self, url: str | URL) -> None:
+        super().__init__(
+            f"database {display_url(url)} does not exist: create it with `roomsync db upgrade`"
+        )
+
+
 def alembic_config(url: str | URL | None = None, connection: Connection | None = None) -> Config:
     """Alembic's configuration, built in code: the script location and, for ``env.py``, either
     a connection to use or a URL to connect to."""
