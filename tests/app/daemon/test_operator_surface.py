@@ -68,6 +68,17 @@ def test_health_and_readiness(daemon: DaemonProcess) -> None:
     assert ready.json()["checks"] == {"database": "ok", "credentials": "ok", "budget": "ok"}
 
 
+def test_the_console_typed_without_its_slash_is_redirected_to_it(daemon: DaemonProcess) -> None:
+    """An admin types ``/console``: it answered the webhook dispatcher's 404 JSON (issue 23)."""
+    typed = daemon.http.get(f"{daemon.url}/console?next=x", follow_redirects=False)
+    assert typed.status_code == 307, typed.text
+    assert typed.headers["location"] == f"{daemon.url}/console/?next=x"
+    shown = daemon.http.get(f"{daemon.url}/console", follow_redirects=True)
+    assert shown.status_code == 200 and "text/html" in shown.headers["content-type"]
+    assert shown.url.path.startswith("/console/")
+    assert daemon.http.get(f"{daemon.url}/consoles", follow_redirects=False).status_code == 404
+
+
 def test_the_healthcheck_command_asks_the_daemon_on_the_configured_port(
     daemon: DaemonProcess, env: dict[str, str]
 ) -> None:

@@ -5,6 +5,7 @@
 ``/readyz``            ready: database reachable, credentials accepted, budget not spent (else 503)
 ``/metrics``           Prometheus exposition of the daemon's registry
 ``/admin/...``         the admin API (only when ``admin_token`` is set)
+``/console/``          the console (only when ``admin_token`` is set; ``/console`` redirects to it)
 ``/webhooks/{channel}/{property}``  the webhook receiver of a property (any replica receives)
 ``/webhooks/{channel}``  the same, in a deployment of one property (the URL of before)
 =====================  ==========================================================================
@@ -24,7 +25,7 @@ import sqlalchemy as sa
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import Receive, Scope, Send
 
@@ -70,6 +71,11 @@ class WebhookDispatch:
         await receiver(scope, receive, send)
 
 
+async def _to_the_console(request: Request) -> RedirectResponse:
+    """``/console`` to ``/console/`` (the query kept), as Starlette redirects a missing slash."""
+    return RedirectResponse(request.url.replace(path=request.url.path + "/"), status_code=307)
+
+
 async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, reason: str) -> None:
     await JSONResponse({"succeed": False, "error": reason}, status_code=status)(scope, receive, send)
 
@@ -105,6 +111,9 @@ def create_daemon_app(replica: Replica) -> Starlette:
     token = replica.settings.admin_token
     if token is not None and token.get_secret_value():
         routes.append(Mount("/admin", app=create_admin_app(replica, token.get_secret_value())))
+        # "/console" as an admin types it: the mount below answers only under "/console/", and
+        # the webhook dispatcher would answer 404 JSON to it
+        routes.append(Route("/console", _to_the_console, methods=["GET", "HEAD"]))
         routes.append(Mount("/console", app=create_console_app(replica, token.get_secret_value())))
     routes.append(Mount("/", app=WebhookDispatch(replica)))
 
