@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 from pydantic_xml import BaseXmlModel
+from pydantic_xml.element.native import etree
 from pydantic_xml.errors import ParsingError
 
 from roomsync.core.api.base import ApiModel, ErrorDetail, violation_from
@@ -74,10 +75,40 @@ def encode_request(obj: BaseXmlModel, fmt: PayloadFormat) -> bytes:
 
 
 def decode(model_type: type[ModelT], body: bytes | str, fmt: PayloadFormat) -> ModelT:
-    """Read ``body`` as ``model_type``; raises ``LimitViolation`` or ``PayloadError``."""
+    """Read ``body`` as ``model_type``; raises ``LimitViolation`` or ``PayloadError``.
+
+    In XML the root element must be the model's own: what a request body is read with (the
+    emulator), where roomsync or the documents name the root. Answers of the service are read with
+    :func:`decode_answer`.
+    """
+    return _decode(model_type, body, fmt, any_root=False)
+
+
+def decode_answer(model_type: type[ModelT], body: bytes | str, fmt: PayloadFormat) -> ModelT:
+    """Read an answer of the service as ``model_type``: like :func:`decode`, but an XML answer is
+    read by its content whatever its root element is called.
+
+    Documents 01 and 02 name the elements inside most answers and almost never the root (02 names
+    none for the ``Combined``/``CombinedExtended`` answer, nor for list answers); the root names of
+    the models are roomsync's own choices (docs/shapes/), which a service may name differently
+    (``<AvailabilityResponse>`` for ``<RoomTypeAvailability>``). The root is only the envelope:
+    its attributes and children are read by the model as usual.
+    """
+    return _decode(model_type, body, fmt, any_root=True)
+
+
+def _read_xml(model_type: type[ModelT], body: bytes | str, *, any_root: bool) -> ModelT:
+    if not any_root:
+        return model_type.from_xml(body, empty_as_string=True)  # type: ignore[attr-defined]
+    root = etree.fromstring(body)  # the parser pydantic-xml's own from_xml uses
+    root.tag = model_type.__xml_serializer__.element_name  # type: ignore[attr-defined]
+    return model_type.from_xml_tree(root, empty_as_string=True)  # type: ignore[attr-defined]
+
+
+def _decode(model_type: type[ModelT], body: bytes | str, fmt: PayloadFormat, *, any_root: bool) -> ModelT:
     try:
         if fmt is PayloadFormat.XML:
-            return model_type.from_xml(body, empty_as_string=True)  # type: ignore[attr-defined]
+            return _read_xml(model_type, body, any_root=any_root)
         return model_type.model_validate_json(body)
     except ValidationError as error:
         first = error.errors(include_url=False)[0]
@@ -100,13 +131,15 @@ def encode_error(detail: ErrorDetail, fmt: PayloadFormat) -> bytes:
 
 
 def decode_error(body: bytes, fmt: PayloadFormat | None) -> ErrorDetail | None:
-    """The error detail of a response body in either format, or None if it is not one."""
+    """The error detail of a response body in either format, or None if it is not one. In XML the
+    detail is read by its content (``code``, ``field``, ``<Message>``), whatever its root is called,
+    as every answer is (:func:`decode_answer`)."""
     text = body.strip()
     if not text:
         return None
     try:
         if text.startswith(b"<"):
-            return ErrorDetail.from_xml(text, empty_as_string=True)
+            return _read_xml(ErrorDetail, text, any_root=True)
         data: Any = json.loads(text)
         if isinstance(data, dict) and isinstance(data.get("error"), dict):
             return ErrorDetail.model_validate(data["error"])

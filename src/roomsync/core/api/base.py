@@ -17,8 +17,8 @@ value and the rule.
 from __future__ import annotations
 
 import re
-from decimal import Decimal
-from typing import Annotated, Any, ClassVar, TypeVar
+from decimal import Context, Decimal
+from typing import Annotated, Any, ClassVar, TypeVar, get_args, get_origin
 
 from pydantic import ConfigDict, PlainSerializer, ValidationError
 from pydantic.alias_generators import to_camel
@@ -33,12 +33,15 @@ __all__ = [
     "ApiModel",
     "IdResult",
     "Money",
+    "Number",
     "RootXmlModel",
+    "amount_fields",
     "attr",
     "checked",
     "element",
     "violation_from",
     "wrapped",
+    "xml_amount",
 ]
 
 
@@ -127,9 +130,98 @@ def _read_keeping_present_fields_set(
 _xml_model.ModelSerializer.deserialize = _read_keeping_present_fields_set  # type: ignore[method-assign]
 
 
-# JSON carries amounts as numbers; a two-decimal amount survives a float's shortest repr exactly.
-Money = Annotated[Decimal, PlainSerializer(float, return_type=float, when_used="json")]
-"""A ``decimal (##.##)`` amount: a JSON number, XML text."""
+_AS_JSON_NUMBER = PlainSerializer(float, return_type=float, when_used="json")
+# JSON carries decimals as numbers; a two-decimal amount survives a float's shortest repr exactly.
+# pydantic-xml takes its text from the same JSON-mode dump, so an XML amount would be the float's
+# repr too ("158.0", "0.1"): amounts get their XML text from ``xml_amount`` below instead.
+
+
+class _TwoDecimalPlaces:
+    """Marks an annotated ``Decimal`` as an amount written with two decimal digits in XML."""
+
+    def __repr__(self) -> str:
+        return "TwoDecimalPlaces"
+
+
+TWO_DECIMAL_PLACES = _TwoDecimalPlaces()
+
+Money = Annotated[Decimal, _AS_JSON_NUMBER, TWO_DECIMAL_PLACES]
+"""An amount the documents state with two decimal digits (01 ``decimal (2 digits)``, 02
+``decimal (##.##)``): a JSON number; in XML text with two decimal digits (``158.00``)."""
+
+Number = Annotated[Decimal, _AS_JSON_NUMBER]
+"""A plain ``decimal`` (``bathrooms``, a price factor): a JSON number, XML text as given."""
+
+_CENT = Decimal("0.01")
+
+
+def xml_amount(amount: Decimal) -> str:
+    """The XML text of an amount: at least two decimal digits (``158`` -> ``158.00``). Digits past
+    the second are kept, never rounded away: this only writes a value, it does not change it."""
+    if not amount.is_finite():
+        return str(amount)
+    _, digits, exponent = amount.as_tuple()
+    if isinstance(exponent, int) and exponent > -2:  # quantize needs room for the added zeros
+        amount = amount.quantize(_CENT, context=Context(prec=len(digits) + exponent + 2))
+    return format(amount, "f")
+
+
+_AMOUNT_FIELDS: dict[type[BaseXmlModel], frozenset[str]] = {}
+
+
+def amount_fields(model: type[BaseXmlModel]) -> frozenset[str]:
+    """Names of ``model``'s fields typed :data:`Money` (``Money`` or ``Money | None``), cached."""
+    found = _AMOUNT_FIELDS.get(model)
+    if found is None:
+        found = frozenset(
+            name
+            for name, info in model.model_fields.items()
+            if TWO_DECIMAL_PLACES in info.metadata or _annotated_with(info.annotation, TWO_DECIMAL_PLACES)
+        )
+        _AMOUNT_FIELDS[model] = found
+    return found
+
+
+def _annotated_with(annotation: Any, marker: object) -> bool:
+    if get_origin(annotation) is Annotated:
+        return any(item is marker for item in annotation.__metadata__)
+    return any(_annotated_with(arg, marker) for arg in get_args(annotation) if arg is not None)
+
+
+_write_model_fields = _xml_model.ModelSerializer.serialize
+
+
+def _write_amounts_with_two_places(
+    self: _xml_model.ModelSerializer,
+    element: Any,
+    value: Any,
+    encoded: Any,
+    *,
+    skip_empty: bool = False,
+    exclude_none: bool = False,
+    exclude_unset: bool = False,
+) -> Any:
+    # The field serializers write ``encoded[name]`` as the text: for an amount, the two-digit
+    # text of the Decimal rather than the float the JSON-mode dump made of it.
+    names = amount_fields(self._model) if value is not None else frozenset()
+    if names and isinstance(encoded, dict):
+        encoded = dict(encoded)
+        for name in names:
+            amount = getattr(value, name, None)
+            if isinstance(amount, Decimal) and name in encoded:
+                encoded[name] = xml_amount(amount)
+    return _write_model_fields(
+        self,
+        element,
+        value,
+        encoded,
+        skip_empty=skip_empty,
+        exclude_none=exclude_none,
+        exclude_unset=exclude_unset,
+    )
+
+
+_xml_model.ModelSerializer.serialize = _write_amounts_with_two_places  # type: ignore[method-assign]
 
 
 class ApiModel(BaseXmlModel, search_mode="unordered"):

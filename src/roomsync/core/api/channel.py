@@ -24,7 +24,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BeforeValidator, Field, ValidationInfo, field_validator, model_validator
 
-from roomsync.core.api.base import ApiModel, Money, RootXmlModel, element, wrapped
+from roomsync.core.api.base import ApiModel, Money, Number, RootXmlModel, element, wrapped
 
 # --- value sets --------------------------------------------------------------------------------
 
@@ -135,8 +135,9 @@ AllowRequestToBook = Annotated[Literal[-1, 0, 1], BeforeValidator(_int_from_text
 DayOfWeek = Annotated[int, Field(ge=0, le=6)]
 """Day of week, 0 (Sunday) to 6 (Saturday)."""
 
-DecimalNumber = Money
-"""A ``decimal`` that is not an amount (``bathrooms``): same wire form, a JSON number, XML text."""
+DecimalNumber = Number
+"""A ``decimal`` that is not an amount (``bathrooms``, the price factors): a JSON number, XML text
+as given (amounts are ``Money``, two decimal digits in XML)."""
 
 
 def _check_range(date_from: date | None, date_to: date) -> date:
