@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import tomllib
@@ -49,15 +50,29 @@ def row_of(output: str, label: str) -> list[str]:
 
 
 @pytest.mark.slow
-def test_demo_runs_on_a_fresh_machine_and_leaves_its_data_for_status(tmp_path: Path) -> None:
+def test_demo_gives_the_same_result_every_time_and_says_where_it_writes(tmp_path: Path) -> None:
+    """Issue 23: a second run reused the first run's ledger against a fresh emulator (its plan cost
+    13 requests instead of 393, and three nights of 2001/41000003 ended different). The demo keeps
+    a database of its own under data_dir/demo, made afresh at each run, says so first, and never
+    touches the settings' database."""
     env = clean_env(tmp_path)
+    settings_database = tmp_path / "settings" / "roomsync.db"
+    env["ROOMSYNC_DATABASE_URL"] = f"sqlite:///{settings_database}"
+    demo_directory = tmp_path / "xdg" / "roomsync" / "demo"
 
-    demo = run(["demo"], env)
+    first = run(["demo"], env)
+    second = run(["demo"], env)
 
-    assert demo.returncode == 0, demo.stdout + demo.stderr
-    output = demo.stdout
+    for demo in (first, second):
+        assert demo.returncode == 0, demo.stdout + demo.stderr
+        assert demo.stdout.splitlines()[0].startswith(f"roomsync demo writes only to {demo_directory}:")
+    # the same result, word for word (only the emulator's free port differs)
+    assert same_but_the_port(first.stdout) == same_but_the_port(second.stdout)
+    output = second.stdout
     assert "what it cost" in output and "listing 2001/41000003 on the channel" in output
     header = row_of(output, "step")
+    plan = dict(zip(header, row_of(output, "plan (reads only)"), strict=True))
+    assert plan["requests"] == "393" and plan["result"] == "planned"  # a cold start, every time
     quiet = dict(zip(header, row_of(output, "sync, nothing changed"), strict=True))
     # the free rooms and the closure check around the closures of the room types the demo pushes
     # to (1, 2, 4; the suites, 3, are not connected on the channel), nothing else
@@ -67,15 +82,25 @@ def test_demo_runs_on_a_fresh_machine_and_leaves_its_data_for_status(tmp_path: P
     assert quiet["writes"] == "0" and int(quiet["requests"]) == 1 + check and quiet["result"] == "ok"
     changed = dict(zip(header, row_of(output, "sync after the changes"), strict=True))
     assert changed["writes"] == "2" and changed["result"] == "ok"  # the doubles' PUT, one POST Prices
-    assert (tmp_path / "xdg" / "roomsync" / "roomsync.db").is_file()
+    assert (demo_directory / "roomsync.db").is_file() and (demo_directory / "demo-mapping.toml").is_file()
+    assert not settings_database.parent.exists()
 
-    status = run(["status"], env)
+    # the last line says how `roomsync status` shows the demo's data: run it as it is written
+    shown = output.strip().splitlines()[-1].split("`")[1]
+    assert shown.startswith("ROOMSYNC_DATABASE_URL="), shown
+    assignment, *command = shown.split()
+    name, value = assignment.split("=", 1)
+    status = run(command[1:], {**env, name: value})
 
-    assert status.returncode == 0, status.stderr
+    assert command[0] == "roomsync" and status.returncode == 0, status.stderr
     for listing in ("2001/41000001", "2001/41000003", "2002/41000004"):
         assert listing in status.stdout
     assert "not connected (Undecided)" in status.stdout
     assert "recent runs" in status.stdout
+
+
+def same_but_the_port(output: str) -> str:
+    return re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", output)
 
 
 def cli_env(tmp_path: Path, emulator: Emulator) -> dict[str, str]:

@@ -1,10 +1,14 @@
 """``roomsync demo``: the whole sync, end to end, against the bundled emulator of the service.
 
 No configuration is needed: the emulator's demo hotel is served in a background thread on a free
-loopback port, the settings point at it (its credentials are the emulator's), the database is
-created or upgraded in the data directory, a mapping is suggested and loaded, a plan is shown, the
-property is synced, the front desk takes a booking and changes a price, and the next syncs show
-what that costs. The data stays where ``roomsync status`` finds it.
+loopback port, the settings point at it (its credentials are the emulator's), a database of the
+demo's own is created afresh in ``<data_dir>/demo`` (the demo says so before anything else), a
+mapping is suggested and loaded, a plan is shown, the property is synced, the front desk takes a
+booking and changes a price, and the next syncs show what that costs. The emulator is new at every
+run and so is the database, so every run prints the same result (a database kept from the last
+run had its ledger of a channel that no longer exists: the second run planned 13 requests instead
+of 393 and left three nights different). The settings' own database is never touched; the demo's
+stays until the next run, and the last line says how ``roomsync status`` shows it.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import asyncio
 from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -43,6 +48,10 @@ from roomsync.property import PropertyContext
 from roomsync.settings import Settings
 
 DEMO_DOMAIN = "demo-hotel"
+DEMO_DIRECTORY = "demo"
+"""The demo's own directory under ``data_dir``: its database and mapping, made afresh at each run."""
+DEMO_FILES = ("roomsync.db", "roomsync.db-wal", "roomsync.db-shm", "demo-mapping.toml")
+"""What a run leaves in :data:`DEMO_DIRECTORY`, removed at the start of the next (nothing else is)."""
 SHOWN_LISTING = ("2001", "41000003")
 """The room-type listing whose calendar is shown before and after (the emulator's double rooms)."""
 SHOWN_DAYS = 14
@@ -58,12 +67,21 @@ class SyncLine:
 def demo(
     seed: int = typer.Option(DEFAULT_SEED, help="Seed of the demo hotel (same seed, same hotel)."),
 ) -> None:
-    """Sync the emulator's demo hotel end to end and show what each step cost."""
+    """Sync the emulator's demo hotel end to end and show what each step cost.
+
+    It writes only to ``<data_dir>/demo`` (its own database and mapping, made afresh at each run,
+    so every run gives the same result); the settings' database is never touched."""
     base = settings_or_exit()
-    configured = base.domain is not None or base.property_id is not None or base.api_key is not None
-    # A configured property keeps its own data: the demo then writes under its own property id.
-    property_id = DEMO_DOMAIN if configured else base.effective_property_id
+    directory = base.data_dir / DEMO_DIRECTORY
+    database_url = f"sqlite:///{directory / 'roomsync.db'}"
     console = make_console()
+    console.print(
+        f"roomsync demo writes only to {directory}: a database and a mapping of its own, made afresh "
+        "at each run (every run gives the same result); the settings' database is not touched.",
+        highlight=False,
+        soft_wrap=True,
+    )
+    _start_afresh(directory)
     state = build_state("demo", seed)
     credentials = state.credentials
     with serve_in_thread(create_app(state)) as base_url:
@@ -75,22 +93,36 @@ def demo(
                 "password": SecretStr(credentials.password),
                 "domain": credentials.domain,
                 "api_key": None,
-                "property_id": property_id,
+                "property_id": DEMO_DOMAIN,
+                "data_dir": directory,
+                "database_url": database_url,
+                "mapping_file": None,
             }
         )
-        if settings.database_url is None:
-            settings.data_dir.mkdir(parents=True, exist_ok=True)
         with engine_errors(settings):
             lines = asyncio.run(_run(settings, base_url, console))
     console.rule("what it cost")
     console.print(_cost_table(lines))
-    hint = "roomsync status" if not configured else f"roomsync status --property {property_id}"
+    hint = f"ROOMSYNC_DATABASE_URL={database_url} roomsync status --property {DEMO_DOMAIN}"
     console.print(
-        f"The data stays in {display_url(settings.effective_database_url)}: `{hint}` shows it.",
+        f"The demo's data stays in {display_url(database_url)} until the next run: `{hint}` shows it.",
         highlight=False,
+        soft_wrap=True,
     )
     if any(line.report.result in ("failed", "no_budget") for line in lines):
         raise typer.Exit(EXIT_FAILURE)
+
+
+def _start_afresh(directory: Path) -> None:
+    """Remove what the last run left in ``directory`` (only :data:`DEMO_FILES`), or stop with one
+    line when the directory cannot be used."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        for name in DEMO_FILES:
+            (directory / name).unlink(missing_ok=True)
+    except OSError as error:
+        why = error.strerror or str(error)
+        raise fail(f"cannot prepare the demo's directory {directory}: {why}", EXIT_FAILURE) from None
 
 
 async def _run(settings: Settings, base_url: str, console: Console) -> list[SyncLine]:
