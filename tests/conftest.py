@@ -24,6 +24,7 @@ SERIAL_TESTS = tuple(
         "test_freshness",
         "test_run_sweeper_fast_clock",
         "test_restart_takes_back_claims",
+        "test_first_start",
     )
 )
 """Tests whose assertions time real daemons on compressed schedules (a day in a minute, a

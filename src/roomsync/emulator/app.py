@@ -196,6 +196,9 @@ class OperationEndpoint:
             )
         body = decode(model, raw, body_format)
         check_request_body(self.operation, raw, body_format, body)
+        first, last = getattr(body, "date_from", None), getattr(body, "date_to", None)
+        if first is not None and last is not None:  # the request log shows which nights were read
+            request.state.dates = f"{first}..{last}"
         return body
 
     def _error_response(self, status: int, detail: ErrorDetail, fmt: PayloadFormat) -> Response:
@@ -227,6 +230,7 @@ class OperationEndpoint:
                 format=fmt.value,
                 counted=counted,
                 agent=request.headers.get("user-agent", ""),
+                dates=getattr(request.state, "dates", ""),
             )
         )
 

@@ -47,6 +47,8 @@ class LoggedRequest:
     counted: bool
     agent: str = ""
     """The request's User-Agent (roomsync names its replica and the part that sent it)."""
+    dates: str = ""
+    """``dateFrom..dateTo`` of a request whose body has them (which nights a read asked for)."""
 
     def describe(self) -> dict[str, object]:
         return {
@@ -58,6 +60,7 @@ class LoggedRequest:
             "format": self.format,
             "counted": self.counted,
             "agent": self.agent,
+            "dates": self.dates,
         }
 
 

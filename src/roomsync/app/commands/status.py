@@ -143,6 +143,8 @@ def print_status(console: Console, status: PropertyStatus) -> None:
     console.print(listings_table(status))
     console.print(schedule_table(status.schedule))
     console.print(freshness_table(status))
+    if status.prices is not None:
+        console.print(f"prices: {status.prices.explanation}", highlight=False)
     console.print(budget_and_inbox(status))
 
 
@@ -194,6 +196,8 @@ def status(
     if local is not None:
         console.print(schedule_table(local.schedule))
         console.print(freshness_table(local))
+        if local.prices is not None:
+            console.print(f"prices: {local.prices.explanation}", highlight=False)
 
 
 def _check_date(name: str, value: str | None) -> None:

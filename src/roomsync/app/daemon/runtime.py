@@ -189,6 +189,11 @@ class Daemon:
         self._unread = UnreadPrices(0, None, settings.horizon_days)
         """The horizon's nights with no PMS price read yet, as the last full sync (or the store) left them."""
         self._fill_logged = False
+        self._warm_estimate: int | None = None
+        """What a full sync costs once every price is cached and nothing changed (the engine's count)."""
+        self._last_full_sync_cold = False
+        """The last full sync filled the price cache (and located closures, wrote listings whole):
+        the next ones are planned at ``_warm_estimate`` instead of its cost."""
         self._logged_interval: float | None = None
         self._shapes: Shapes | None = None
         """The learned weeks, reloaded from the store after a run that saw a change."""
@@ -346,6 +351,7 @@ class Daemon:
         last = resume.full_sync
         assert last.finished_at is not None
         self._full_sync_warm = max(last.requests_spent - last.price_fill_reads, 1)
+        self._last_full_sync_cold = last.price_fill_reads > 0
         self._cost_full_syncs()
         record = self.jobs[PRICES]
         record.last_run_at, record.last_result = aware(last.finished_at), last.result
@@ -508,6 +514,7 @@ class Daemon:
             self.costs.poll_seen(report.requests)
         if kind == PRICES:
             self._full_sync_warm = max(report.requests - report.pms.price_fill_reads, 1)
+            self._last_full_sync_cold = report.pms.price_fill_reads > 0
             if report.pms.availability_reads:  # it got as far as reading the PMS
                 pms = report.pms
                 self._unread = UnreadPrices(
@@ -536,7 +543,14 @@ class Daemon:
         least = math.ceil(self.settings.daily_quota * DAEMON_PRICE_READ_SHARE)
         if self._clients:
             least = math.ceil(self._clients[0].gate.quota * DAEMON_PRICE_READ_SHARE)
-        self.costs.full_sync = self._full_sync_warm + min(self._unread.nights, least)
+        self.costs.full_sync = self._warm_cost + min(self._unread.nights, least)
+
+    @property
+    def _warm_cost(self) -> int:
+        """What the next full sync costs without a price fill."""
+        if self._last_full_sync_cold and self._warm_estimate is not None:
+            return self._warm_estimate
+        return self._full_sync_warm
 
     def _price_read_cap(self) -> int:
         """The price reads the run starting now may spend (:func:`.planning.price_read_allowance`)."""
@@ -549,7 +563,7 @@ class Daemon:
             listings=self._listing_count(),
             poll_cost=self.costs.poll_cost,
             detect_cost=self.costs.detect_cost,
-            full_sync_cost=self._full_sync_warm,
+            full_sync_cost=self._warm_cost,
             full_sync_every=self.full_sync_interval(),
             reconcile_cost=self.costs.reconcile,
         ).reads
@@ -562,7 +576,7 @@ class Daemon:
             listings=self._listing_count(),
             poll_cost=self.costs.poll_cost,
             detect_cost=self.costs.detect_cost,
-            full_sync_cost=self._full_sync_warm,
+            full_sync_cost=self._warm_cost,
             full_sync_every=self.full_sync_interval(),
             reconcile_cost=self.costs.reconcile,
         )
@@ -694,9 +708,11 @@ class Daemon:
             await self._estimate_detection()
 
     async def _estimate_detection(self) -> None:
-        """What the next detection will cost (its check windows), for the plan."""
+        """What the next detection will cost (its check windows), and a warm full sync, for the plan."""
         with contextlib.suppress(NoMapping):
             self.costs.check_windows = len(await self.engine.detection_windows())
+            self._warm_estimate = await self.engine.warm_full_sync_cost()
+        self._cost_full_syncs()
 
     async def _push(self, room_type_id: int, nights: list[date], exclude: str | None, changes: int) -> None:
         self.metrics.targeted_push_changes.labels(self.property_id).inc(changes)

@@ -764,6 +764,19 @@ class SyncEngine:
         known = {t: spans_of(nights) for t, nights in closed.items() if t in types and nights}
         return check_windows(first, near, known, self.options.price_window_nights)
 
+    async def warm_full_sync_cost(self) -> int:
+        """What a full sync costs when nothing changed and every price is cached (no request): the
+        free rooms and the closure check's windows over the horizon (docs/sync.md). A first full
+        sync costs far more (the price fill, the closures located, every listing written whole),
+        and the daemon must not plan the day's later full syncs at that cost."""
+        mapping = await self._mapping()
+        nights = self._horizon()
+        located = await asyncio.to_thread(self.sync_state.located_closures, self.property_id)
+        types, _ = await self._watched_types(mapping)
+        closed = remembered_closures(located, nights[0], nights[-1])
+        known = {t: spans_of(n) for t, n in closed.items() if t in types and n}
+        return 1 + len(check_windows(nights[0], nights[-1], known, self.options.price_window_nights))
+
     def _near_nights(self) -> tuple[date, date, list[date]]:
         nights = self._horizon()
         return nights[0], min(nights[-1], nights[0] + timedelta(days=self.settings.detect_nights - 1)), nights
