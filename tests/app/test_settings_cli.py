@@ -104,7 +104,8 @@ def test_repr_of_settings_hides_secrets() -> None:
 def test_db_upgrade_then_status_through_the_cli(tmp_path: Path) -> None:
     env = {"ROOMSYNC_DATA_DIR": str(tmp_path / "data")}
     before = run_roomsync("db", "status", env=env)
-    assert before.returncode == 0 and "pending migrations" in before.stdout
+    assert before.returncode == 0 and "does not exist: create it with `roomsync db upgrade`" in before.stdout
+    assert not (tmp_path / "data").exists()  # asking created nothing
     upgraded = run_roomsync("db", "upgrade", env=env)
     assert upgraded.returncode == 0 and "is at revision" in upgraded.stdout
     after = run_roomsync("db", "status", env=env)
