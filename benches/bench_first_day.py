@@ -34,6 +34,7 @@ from pathlib import Path
 
 import httpx
 from bench_daemon_day import Day, RunTiming, percentile, timed
+from bench_sync import mapping_toml
 from pydantic import SecretStr
 
 from roomsync.app.daemon.replica import Replica
@@ -50,21 +51,6 @@ QUOTA = 1500
 CEILING = 0.60
 TICK_SECONDS = 0.002
 FIRST_HOURS = 6
-
-
-def generated_mapping(state: EmulatorState) -> str:
-    lines = ['currency = "EUR"']
-    for hint in state.scenario.hints["listings"]:
-        kind = "room_type" if hint["inventory"] == "room-type" else "single"
-        lines += [
-            "[[listing]]",
-            f"room_type_id = {hint['pmsRoomTypeId']}",
-            f'account_id = "{hint["accountId"]}"',
-            f'listing_id = "{hint["listingId"]}"',
-            f'kind = "{kind}"',
-            'currency = "EUR"',
-        ]
-    return "\n".join(lines) + "\n"
 
 
 async def cli_first_sync(settings: Settings, clock: EmulatorClock) -> tuple[int, float]:
@@ -93,7 +79,9 @@ async def run(
     args: argparse.Namespace, base_url: str, clock: EmulatorClock, state: EmulatorState, data: Path
 ) -> int:
     mapping = data / "mapping.toml"
-    mapping.write_text(generated_mapping(state) if args.listings else DEMO_MAPPING_TOML)
+    mapping.write_text(
+        mapping_toml(state.scenario.hints["listings"], 0) if args.listings else DEMO_MAPPING_TOML
+    )
     scale = args.day_seconds / 86_400
     settings = Settings(
         base_url=base_url,

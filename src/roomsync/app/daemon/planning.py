@@ -169,98 +169,74 @@ class PriceReadAllowance:
     """``DAEMON_PRICE_READ_SHARE`` of the quota: allowed whatever the plan says."""
 
 
+@dataclass(frozen=True)
+class DayCosts:
+    """What each kind of run of a property costs, as the daemon knows it, for planning its day."""
+
+    listings: int
+    poll_cost: float = 1.5
+    detect_cost: float = 1.0
+    full_sync_cost: int = POLL_COSTS.price_detection
+    full_sync_every: float | None = None
+    """Seconds between full syncs (the settings' cadence when None)."""
+    reconcile_cost: int | None = None
+    """One read per listing when None."""
+
+
 def price_read_allowance(
-    settings: Settings,
-    snapshot: BudgetSnapshot,
-    *,
-    resets_at: datetime,
-    now: datetime,
-    listings: int,
-    poll_cost: float,
-    detect_cost: float,
-    full_sync_cost: int,
-    full_sync_every: float | None = None,
-    reconcile_cost: int | None = None,
+    settings: Settings, snapshot: BudgetSnapshot, costs: DayCosts, *, resets_at: datetime, now: datetime
 ) -> PriceReadAllowance:
     """The price reads a run may spend: all that the day's ceiling (``spend_share``) affords once
-    the rest of the day's least schedule is kept (the slower jobs at ``full_sync_cost``, their warm
-    cost, and the polls and detections at their max gaps until the reset), and never fewer than
-    ``DAEMON_PRICE_READ_SHARE`` of the quota.
+    the rest of the day's least schedule is kept (the slower jobs at ``costs.full_sync_cost``, their
+    warm cost, and the polls and detections at their max gaps until the reset), and never fewer
+    than ``DAEMON_PRICE_READ_SHARE`` of the quota.
 
     So a property's first full sync on a paid licence reads every night of a year's horizon (365
-    reads of a 900-request ceiling, about 250 kept for the day's floors), nearest first, and the day's
-    plan is made afterwards from what is left; a free licence, whose floors alone pass its quota,
-    fills 5 nights a run."""
+    reads of a 900-request ceiling, about 240 kept for the day's floors), nearest first, and the
+    day's plan is made afterwards from what is left; a free licence, whose floors alone pass its
+    quota, fills 5 nights a run."""
     quota = snapshot.quota
     seconds_to_reset = max((resets_at - now).total_seconds(), 1.0)
     least = max(1, math.ceil(quota * DAEMON_PRICE_READ_SHARE))
-    floors = _day_floors(
-        settings,
-        seconds_to_reset,
-        listings=listings,
-        poll_cost=poll_cost,
-        detect_cost=detect_cost,
-        full_sync_cost=full_sync_cost,
-        full_sync_every=full_sync_every,
-        reconcile_cost=reconcile_cost,
-    )
+    poll_floor, detect_floor = _gap_floors(settings, seconds_to_reset, costs)
+    floors = _other_jobs(settings, seconds_to_reset, costs) + poll_floor + detect_floor
     affordable = math.floor(spend_share_of(settings, quota) * quota - snapshot.used_local - floors)
     return PriceReadAllowance(max(least, affordable), affordable, least)
 
 
-def fill_reads_per_day(
-    settings: Settings,
-    quota: int,
-    *,
-    listings: int,
-    poll_cost: float,
-    detect_cost: float,
-    full_sync_cost: int,
-    full_sync_every: float,
-    reconcile_cost: int | None = None,
-) -> int:
+def fill_reads_per_day(settings: Settings, quota: int, costs: DayCosts) -> int:
     """Price reads of uncached nights a whole quota day affords (:func:`price_read_allowance` for a
     day that starts with nothing spent, or the least share at each full sync of the day)."""
-    floors = _day_floors(
-        settings,
-        DAY_SECONDS,
-        listings=listings,
-        poll_cost=poll_cost,
-        detect_cost=detect_cost,
-        full_sync_cost=full_sync_cost,
-        full_sync_every=full_sync_every,
-        reconcile_cost=reconcile_cost,
-    )
+    poll_floor, detect_floor = _gap_floors(settings, DAY_SECONDS, costs)
+    floors = _other_jobs(settings, DAY_SECONDS, costs) + poll_floor + detect_floor
     affordable = math.floor(spend_share_of(settings, quota) * quota - floors)
     least = max(1, math.ceil(quota * DAEMON_PRICE_READ_SHARE))
-    full_syncs = max(1, math.floor(DAY_SECONDS / max(full_sync_every, 1.0)))
+    every = costs.full_sync_every or settings.price_check_interval_seconds
+    full_syncs = max(1, math.floor(DAY_SECONDS / max(every, 1.0)))
     return max(affordable, least * full_syncs)
 
 
-def _day_floors(
-    settings: Settings,
-    seconds_to_reset: float,
-    *,
-    listings: int,
-    poll_cost: float,
-    detect_cost: float,
-    full_sync_cost: int,
-    full_sync_every: float | None,
-    reconcile_cost: int | None,
-) -> float:
-    """What the rest of the day needs at least: the slower jobs, and the polls and detections at
-    their max gaps."""
+def _other_jobs(settings: Settings, seconds_to_reset: float, costs: DayCosts) -> int:
+    """Requests the slower jobs (full syncs, reconciliation, re-push) need until the reset."""
     cadence = cadence_of(settings)
-    if full_sync_every is not None:
-        cadence = replace(cadence, price_detection=full_sync_every)
-    costs = replace(POLL_COSTS, price_detection=full_sync_cost)
-    if reconcile_cost is not None:
-        costs = replace(costs, reconciliation_per_listing=math.ceil(reconcile_cost / max(listings, 1)))
-    other = other_jobs_cost(seconds_to_reset, listings, costs, cadence)
-    poll_gap = min(settings.availability_max_gap_seconds, settings.poll_max_seconds)
-    poll_floor = seconds_to_reset / poll_gap * max(poll_cost, 1.0)
-    detect_floor = seconds_to_reset / settings.detect_max_gap_seconds * max(detect_cost, 1.0)
-    return other + poll_floor + detect_floor
+    if costs.full_sync_every is not None:
+        cadence = replace(cadence, price_detection=costs.full_sync_every)
+    jobs = replace(POLL_COSTS, price_detection=costs.full_sync_cost)
+    if costs.reconcile_cost is not None:
+        per_listing = math.ceil(costs.reconcile_cost / max(costs.listings, 1))
+        jobs = replace(jobs, reconciliation_per_listing=per_listing)
+    return other_jobs_cost(seconds_to_reset, costs.listings, jobs, cadence)
+
+
+def _poll_gap(settings: Settings) -> float:
+    return min(settings.availability_max_gap_seconds, settings.poll_max_seconds)
+
+
+def _gap_floors(settings: Settings, seconds_to_reset: float, costs: DayCosts) -> tuple[float, float]:
+    """The requests until the reset of the polls and of the detections at their max gaps."""
+    poll_floor = seconds_to_reset / _poll_gap(settings) * max(costs.poll_cost, 1.0)
+    detect_floor = seconds_to_reset / settings.detect_max_gap_seconds * max(costs.detect_cost, 1.0)
+    return poll_floor, detect_floor
 
 
 def cadence_of(settings: Settings) -> Cadence:
@@ -304,13 +280,8 @@ def plan_polling(
     quota = snapshot.quota
     seconds_to_reset = max((resets_at - now).total_seconds(), 1.0)
     guest_reserve = reserves.count(Priority.AVAILABILITY, quota)
-    cadence = cadence_of(settings)
-    if full_sync_every is not None:
-        cadence = replace(cadence, price_detection=full_sync_every)
-    costs = replace(POLL_COSTS, price_detection=full_sync_cost)
-    if reconcile_cost is not None:
-        costs = replace(costs, reconciliation_per_listing=math.ceil(reconcile_cost / max(listings, 1)))
-    other = other_jobs_cost(seconds_to_reset, listings, costs, cadence)
+    costs = DayCosts(listings, poll_cost, detect_cost, full_sync_cost, full_sync_every, reconcile_cost)
+    other = _other_jobs(settings, seconds_to_reset, costs)
     for_polling = snapshot.remaining - guest_reserve - other
     if for_polling < 0:  # not even the slower jobs fit: polling comes first, they wait
         other = 0
@@ -338,9 +309,8 @@ def plan_polling(
     # leaves after the reserve and the other jobs affords it: a ceiling is a target, a gap of
     # hours is a booking sold twice.
     room = max(for_polling, 0.0)
-    poll_gap = min(settings.availability_max_gap_seconds, settings.poll_max_seconds)
-    poll_floor = seconds_to_reset / poll_gap * max(poll_cost, 1.0)
-    detect_floor = seconds_to_reset / settings.detect_max_gap_seconds * max(detect_cost, 1.0)
+    poll_gap = _poll_gap(settings)
+    poll_floor, detect_floor = _gap_floors(settings, seconds_to_reset, costs)
     if capped and (poll_budget < poll_floor or detect_budget < detect_floor):
         wanted_polls, wanted_detections = max(poll_budget, poll_floor), max(detect_budget, detect_floor)
         if wanted_polls + wanted_detections <= room:

@@ -54,6 +54,7 @@ from roomsync.app.daemon.observe import (
 )
 from roomsync.app.daemon.planning import (
     DAEMON_PRICE_READ_SHARE,
+    DayCosts,
     PollPlan,
     RunCosts,
     Shapes,
@@ -552,27 +553,9 @@ class Daemon:
             return self._warm_estimate
         return self._full_sync_warm
 
-    def _price_read_cap(self) -> int:
-        """The price reads the run starting now may spend (:func:`.planning.price_read_allowance`)."""
-        gate = self._clients[0].gate
-        return price_read_allowance(
-            self.settings,
-            gate.snapshot(),
-            resets_at=gate.resets_at(),
-            now=self.clock(),
-            listings=self._listing_count(),
-            poll_cost=self.costs.poll_cost,
-            detect_cost=self.costs.detect_cost,
-            full_sync_cost=self._warm_cost,
-            full_sync_every=self.full_sync_interval(),
-            reconcile_cost=self.costs.reconcile,
-        ).reads
-
-    def fill_reads_per_day(self) -> int:
-        """Price reads of unread nights a whole day of the plan affords (for the read-by date)."""
-        return fill_reads_per_day(
-            self.settings,
-            self._clients[0].gate.quota,
+    def _day_costs(self) -> DayCosts:
+        """What each kind of run costs, a full sync at its warm cost (no price fill)."""
+        return DayCosts(
             listings=self._listing_count(),
             poll_cost=self.costs.poll_cost,
             detect_cost=self.costs.detect_cost,
@@ -580,6 +563,18 @@ class Daemon:
             full_sync_every=self.full_sync_interval(),
             reconcile_cost=self.costs.reconcile,
         )
+
+    def _price_read_cap(self) -> int:
+        """The price reads the run starting now may spend (:func:`.planning.price_read_allowance`)."""
+        gate = self._clients[0].gate
+        allowance = price_read_allowance(
+            self.settings, gate.snapshot(), self._day_costs(), resets_at=gate.resets_at(), now=self.clock()
+        )
+        return allowance.reads
+
+    def fill_reads_per_day(self) -> int:
+        """Price reads of unread nights a whole day of the plan affords (for the read-by date)."""
+        return fill_reads_per_day(self.settings, self._clients[0].gate.quota, self._day_costs())
 
     def price_fill(self) -> PriceFillStatus:
         return fill_status(

@@ -18,7 +18,14 @@ from roomsync.adapters.client.config import reserves_of
 from roomsync.adapters.store import Store
 from roomsync.adapters.store.webhook_records import SqlWebhookRecords
 from roomsync.app.daemon.freshness import newest_reads
-from roomsync.app.daemon.planning import PollPlan, RunCosts, fill_reads_per_day, full_sync_delay, plan_polling
+from roomsync.app.daemon.planning import (
+    DayCosts,
+    PollPlan,
+    RunCosts,
+    fill_reads_per_day,
+    full_sync_delay,
+    plan_polling,
+)
 from roomsync.app.daemon.price_fill import PriceFillStatus, fill_status, stored_unread_prices
 from roomsync.app.sync.pauses import pause_label, pause_reason
 from roomsync.core.catalog.types import Priority
@@ -293,14 +300,7 @@ def _price_fill_without_daemon(
     settings = context.settings
     costs = RunCosts()
     every = full_sync_delay(settings, quota=quota, last_cost=costs.full_sync, failures=0)
-    per_day = fill_reads_per_day(
-        settings,
-        quota,
-        listings=listings,
-        poll_cost=costs.poll_cost,
-        detect_cost=costs.detect_cost,
-        full_sync_cost=costs.full_sync,
-        full_sync_every=every,
-    )
+    day = DayCosts(listings, costs.poll_cost, costs.detect_cost, costs.full_sync, every)
+    per_day = fill_reads_per_day(settings, quota, day)
     unread = stored_unread_prices(store, context, now.date())
     return fill_status(unread, per_day, now.date(), settings.unread_price_nights.value)
