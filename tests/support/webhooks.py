@@ -23,7 +23,7 @@ import httpx
 
 from roomsync.adapters.client import ServiceClient
 from roomsync.adapters.store import Store
-from roomsync.adapters.store.webhook_records import CheckoutAnswer, SqlWebhookRecords
+from roomsync.adapters.store.webhook_records import CheckoutAnswer
 from roomsync.adapters.webhooks import WebhookReceiver
 from roomsync.app.webhooks import InboxWorker
 from roomsync.core.ports import InboxStatus
@@ -283,7 +283,7 @@ class Harness:
     def answers(self, limit: int = 1000) -> list[CheckoutAnswer]:
         """The guest-check answers recorded, newest first (the receiver's pending ones written first)."""
         self.receiver.desk.answers.flush()
-        return SqlWebhookRecords(self.store.engine).recent_answers(PROPERTY, limit)
+        return self.store.webhook_records.recent_answers(PROPERTY, limit)
 
     def inbox_counts(self) -> dict[InboxStatus, int]:
         return self.store.inbox.count_by_status(PROPERTY)

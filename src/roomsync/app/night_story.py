@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
 from roomsync.adapters.store import Store
-from roomsync.adapters.store.night_history import GuestEvent, guest_events
+from roomsync.adapters.store.night_history import GuestEvent
 from roomsync.core.history import EntryKind, HistoryEntry, JsonValue, last_push_per_field
 
 
@@ -110,7 +110,7 @@ def _guest_line(event: GuestEvent) -> str:
 def night_story(store: Store, property_id: str, account_id: str, listing_id: str, night: date) -> NightStory:
     entries = store.history.entries(property_id, account_id, listing_id, night, night)
     timeline = [TimelineItem(e.at, e.kind.value, _entry_line(e), e) for e in entries]
-    for event in guest_events(store.engine, property_id, listing_id, night, night):
+    for event in store.history.guest_events(property_id, listing_id, night, night):
         timeline.append(TimelineItem(event.at, event.kind, _guest_line(event)))
     timeline.sort(key=lambda item: item.at)
     return NightStory(

@@ -35,7 +35,7 @@ def view(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[SqlAv
         url = f"sqlite:///{tmp_path / 'view.db'}"
         upgrade_to_head(url)
     with open_store(url) as store:
-        yield SqlAvailabilityView(store.engine), f"prop-{secrets.token_hex(4)}"
+        yield store.availability_view, f"prop-{secrets.token_hex(4)}"
 
 
 def bookable(view: SqlAvailabilityView, prop: str, night: date) -> int:

@@ -8,15 +8,13 @@ from datetime import timedelta
 from test_store_inbox import AT, delivery
 
 from roomsync.adapters.store import Store
-from roomsync.adapters.store.inbox_sweep import SqlInboxSweep
-from roomsync.adapters.store.webhook_records import SqlWebhookRecords
 from roomsync.core.ports import InboxStatus
 
 
 def test_due_properties_stale_claims_and_backlogs_answer_for_each_property(
     store: Store, property_id: str, other_property_id: str
 ) -> None:
-    sweep, records = SqlInboxSweep(store.engine), SqlWebhookRecords(store.engine)
+    sweep, records = store.inbox_sweep, store.webhook_records
     quiet, unowned = f"{property_id}-quiet", f"{property_id}-unowned"
     owned = [property_id, other_property_id, quiet]
     assert sweep.properties_with_due_events(owned, AT) == set()
@@ -55,7 +53,7 @@ def test_due_properties_stale_claims_and_backlogs_answer_for_each_property(
 
 
 def test_no_properties_no_statement(store: Store) -> None:
-    sweep = SqlInboxSweep(store.engine)
+    sweep = store.inbox_sweep
     assert sweep.properties_with_due_events([], AT) == set()
     assert sweep.release_stale([], AT) == {}
     assert sweep.backlogs([]) == {}

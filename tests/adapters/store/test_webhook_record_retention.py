@@ -9,7 +9,7 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 
 from roomsync.adapters.store import Store, webhook_records
-from roomsync.adapters.store.webhook_records import CheckoutAnswer, InboxBacklog, SqlWebhookRecords
+from roomsync.adapters.store.webhook_records import CheckoutAnswer, InboxBacklog
 from roomsync.core.ports import NewDelivery
 
 NOW = datetime(2027, 6, 1, 10, 0, tzinfo=UTC)
@@ -43,7 +43,7 @@ def _answer(at: datetime, property_id: str, inbox_id: int | None = None) -> Chec
 
 
 def test_the_backlog_counts_what_is_not_done(store: Store, property_id: str) -> None:
-    records = SqlWebhookRecords(store.engine)
+    records = store.webhook_records
     assert records.inbox_backlog(property_id) == InboxBacklog(0, 0, 0, None)
     for n in range(4):
         _deliver(store, property_id, f'{{"n": {n}}}', NOW + timedelta(minutes=n))
@@ -64,7 +64,7 @@ def test_old_processed_records_are_forgotten_and_the_rest_kept(
     store: Store, property_id: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(webhook_records, "FORGET_BATCH_ROWS", 2)
-    records = SqlWebhookRecords(store.engine)
+    records = store.webhook_records
     old, recent = NOW - timedelta(days=40), NOW - timedelta(days=10)
     old_ids = [_deliver(store, property_id, f'{{"old": {n}}}', old + timedelta(seconds=n)) for n in range(3)]
     recent_id = _deliver(store, property_id, '{"recent": 1}', recent)
@@ -89,7 +89,7 @@ def test_old_processed_records_are_forgotten_and_the_rest_kept(
 def test_forgetting_keeps_other_properties_records(
     store: Store, property_id: str, other_property_id: str
 ) -> None:
-    records = SqlWebhookRecords(store.engine)
+    records = store.webhook_records
     old = NOW - timedelta(days=40)
     theirs = _deliver(store, other_property_id, '{"theirs": 1}', old)
     for item in store.inbox.claim_batch(other_property_id, 10, NOW):

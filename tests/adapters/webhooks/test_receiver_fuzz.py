@@ -21,7 +21,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from roomsync.adapters.store import Store, open_store
-from roomsync.adapters.store.webhook_records import SqlWebhookRecords
 from roomsync.app.webhooks import create_receiver_app
 from roomsync.core.api import webhooks as events
 from roomsync.core.mapping import parse_mapping
@@ -118,5 +117,5 @@ def test_no_5xx_and_no_valid_event_lost(
                 sent_valid.append(webhook_id)
             elif response.status_code != 200:
                 assert response.json()["succeed"] is False and response.json()["reason"]
-    stored = {row.webhook_id for row in SqlWebhookRecords(store.engine).recent_inbox(PROPERTY, limit=100_000)}
+    stored = {row.webhook_id for row in store.webhook_records.recent_inbox(PROPERTY, limit=100_000)}
     assert set(sent_valid) <= stored

@@ -42,7 +42,6 @@ from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from roomsync.adapters.store import open_store
-from roomsync.adapters.store.webhook_records import SqlWebhookRecords
 from roomsync.core.webhook_signature import SIGNATURE_HEADER, sign
 
 CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
@@ -326,7 +325,7 @@ def test_the_console_in_a_real_browser(emulator: Emulator, daemon: DaemonProcess
 
     def answer_kept() -> bool:
         with open_store(store_of(daemon)) as store:
-            return bool(SqlWebhookRecords(store.engine).recent_answers("demo-hotel", 5))
+            return bool(store.webhook_records.recent_answers("demo-hotel", 5))
 
     wait_until(answer_kept, 30, "the guest-check answer to be kept")
     follow(browser, browser.find_element(By.LINK_TEXT, "Webhooks"))

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 import sqlalchemy as sa
 
-from roomsync.app.daemon.ownership import PostgresOwnership
+from roomsync.adapters.store.ownership import PostgresOwnership
 from support.postgres import scratch_postgres_database
 
 pytestmark = pytest.mark.postgres

@@ -10,7 +10,7 @@ from datetime import UTC, date, datetime
 import pytest
 
 from roomsync.adapters.store import open_store
-from roomsync.adapters.store.webhook_records import CheckoutAnswer, SqlWebhookRecords
+from roomsync.adapters.store.webhook_records import CheckoutAnswer
 from roomsync.app.webhooks.checkout import AnswerLog
 
 
@@ -33,7 +33,7 @@ def test_an_unstorable_answer_is_logged_and_the_others_are_written(
 ) -> None:
     property_id = f"answers-{uuid.uuid4().hex[:8]}"
     with open_store(store_url) as store:
-        records = SqlWebhookRecords(store.engine)
+        records = store.webhook_records
         answers = AnswerLog(records)
         answers.add(answer(property_id, 2, 1))
         answers.add(answer(property_id, 10**40, 2))
@@ -53,7 +53,7 @@ def test_an_unstorable_answer_is_logged_and_the_others_are_written(
 def test_a_due_flush_that_fails_never_fails_the_check(store_url: str) -> None:
     property_id = f"answers-{uuid.uuid4().hex[:8]}"
     with open_store(store_url) as store:
-        records = SqlWebhookRecords(store.engine)
+        records = store.webhook_records
         answers = AnswerLog(records)
         answers.FLUSH_COUNT = 1  # every add flushes
         answers.add(answer(property_id, 10**40, 1))  # would raise before: the check answered 503

@@ -10,8 +10,6 @@ from pathlib import Path
 import httpx
 
 from roomsync.adapters.store import open_store
-from roomsync.adapters.store.availability_view import SqlAvailabilityView
-from roomsync.adapters.store.webhook_records import SqlWebhookRecords
 from roomsync.app.webhooks import create_receiver_app
 from roomsync.core.mapping import parse_mapping
 from roomsync.emulator.server import serve_in_thread
@@ -44,7 +42,7 @@ def test_a_late_make_reservation_is_refused_without_a_hold(tmp_path: Path) -> No
     night = clock.arrived.date() + timedelta(days=30)
     with open_store(settings, upgrade=True) as store:
         store.mappings.replace_mapping(PROPERTY, parse_mapping(MAPPING))
-        view = SqlAvailabilityView(store.engine)
+        view = store.availability_view
         view.save_read(PROPERTY, clock.arrived, {STUDIO_TYPE: {night: 2}})
         app = create_receiver_app(PropertyContext.of(settings), store, clock=clock)
         with serve_in_thread(app) as base_url:
@@ -71,7 +69,7 @@ def test_a_late_make_reservation_is_refused_without_a_hold(tmp_path: Path) -> No
                 f"{base_url}/webhooks/RentalChannel", content=body, headers=signed_headers(body)
             )
         assert response.json() == {"succeed": False, "failure_code": None}
-        (answer,) = SqlWebhookRecords(store.engine).recent_answers(PROPERTY)  # written as the app stopped
+        (answer,) = store.webhook_records.recent_answers(PROPERTY)  # written as the app stopped
         assert "too late to hold" in answer.reason
         assert view.holds_of(PROPERTY, "HMLATE0001") == {}
         assert view.read_nights(PROPERTY, STUDIO_TYPE, [night])[night].bookable == 2

@@ -32,14 +32,18 @@ from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
 
 from roomsync.adapters.store._sql import SQLITE_BEGIN_OPTION
 from roomsync.adapters.store.activity import SqlActivityStore
+from roomsync.adapters.store.availability_view import SqlAvailabilityView
 from roomsync.adapters.store.budget import SqlBudgetStore
 from roomsync.adapters.store.calendar_ledger import SqlCalendarLedger
 from roomsync.adapters.store.channel_prices import SqlChannelPriceLedger
+from roomsync.adapters.store.db_calls import DbCalls
 from roomsync.adapters.store.dead_letters import SqlDeadLetterStore
 from roomsync.adapters.store.inbox import SqlWebhookInbox
+from roomsync.adapters.store.inbox_sweep import SqlInboxSweep
 from roomsync.adapters.store.listing_state import SqlListingStateStore
 from roomsync.adapters.store.mappings import SqlMappingStore
 from roomsync.adapters.store.night_history import SqlNightHistory
+from roomsync.adapters.store.ownership import PostgresOwnership
 from roomsync.adapters.store.pending_pushes import SqlPendingPushes
 from roomsync.adapters.store.pms_prices import SqlPmsPriceCache
 from roomsync.adapters.store.properties import SqlPropertyStore
@@ -48,6 +52,7 @@ from roomsync.adapters.store.sync_runs import SqlSyncRunStore
 from roomsync.adapters.store.sync_state import SqlSyncState
 from roomsync.adapters.store.tokens import SqlTokenStore
 from roomsync.adapters.store.wal_checkpoints import WalCheckpointer, is_file_sqlite
+from roomsync.adapters.store.webhook_records import SqlWebhookRecords
 from roomsync.core.ports import (
     ActivityStore,
     CalendarLedger,
@@ -243,7 +248,22 @@ class Store:
         self.properties: PropertyStore = SqlPropertyStore(engine)
         self.history = SqlNightHistory(engine)
         self.activity: ActivityStore = SqlActivityStore(engine)
+        # the webhook side's and the guest checks' records, reached like every other port
+        self.availability_view = SqlAvailabilityView(engine)
+        self.webhook_records = SqlWebhookRecords(engine)
+        self.inbox_sweep = SqlInboxSweep(engine)
+        self.db_calls = DbCalls(engine)
+        """Where the webhook side runs its blocking store calls (one thread per SQLite file)."""
         self.checkpointer: WalCheckpointer | None = None
+
+    def ownership(self, replica: str) -> PostgresOwnership:
+        """The replica's share of the properties through Postgres advisory locks."""
+        return PostgresOwnership(self.engine, replica)
+
+    def ping(self) -> None:
+        """Raise unless the database answers a trivial query (readiness)."""
+        with self.engine.connect() as connection:
+            connection.execute(sa.text("SELECT 1"))
 
     @property
     def url(self) -> str:

@@ -23,6 +23,10 @@ class SqlNightHistory:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
 
+    def guest_events(self, property_id: str, listing_id: str, first: date, last: date) -> list[GuestEvent]:
+        """Guest checks answered and bookings of ``listing_id`` whose stay has a night in ``first..last``."""
+        return guest_events(self._engine, property_id, listing_id, first, last)
+
     def add_entries(self, entries: Sequence[HistoryEntry]) -> None:
         """Store ``entries`` in one transaction (a record for people: not waited onto the disk)."""
         if not entries:

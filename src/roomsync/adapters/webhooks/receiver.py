@@ -38,7 +38,6 @@ from starlette.routing import Route
 
 from roomsync.adapters.store import Store
 from roomsync.adapters.webhooks.auth import WebhookAuth
-from roomsync.adapters.webhooks.db_calls import DbCalls
 from roomsync.adapters.webhooks.keys import content_key, ordering_key, stored_text
 from roomsync.adapters.webhooks.kinds import NOTHING_TO_APPLY
 from roomsync.adapters.webhooks.ports import Clock, GuestCheckDesk
@@ -104,7 +103,7 @@ class WebhookReceiver:
         self.metrics = metrics or Metrics()
         self.clock = clock
         self.on_stored = on_stored
-        self.db = DbCalls(store.engine)
+        self.db = store.db_calls
         self._flushing: asyncio.Task[None] | None = None
         self.desk = desk
 

@@ -18,7 +18,6 @@ from rich.console import Console
 from rich.table import Table
 
 from roomsync.adapters.store import SchemaNotCurrent, Store, StoreUrlError, display_url, open_store
-from roomsync.adapters.store.webhook_records import SqlWebhookRecords
 from roomsync.app.cli_support import (
     EXIT_FAILURE,
     JSON_HELP,
@@ -72,7 +71,7 @@ def overview(
     if ctx.invoked_subcommand is not None:
         return
     with _store(property_option) as (store, property_id):
-        records = SqlWebhookRecords(store.engine)
+        records = store.webhook_records
         rows = records.recent_inbox(property_id, limit, status.value if status else None)
         answers = records.recent_answers(property_id, limit)
         letters = store.dead_letters.list_dead_letters(property_id, limit)

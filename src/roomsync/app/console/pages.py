@@ -7,8 +7,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
 from roomsync.adapters.store import Store
-from roomsync.adapters.store.availability_view import SqlAvailabilityView
-from roomsync.adapters.store.webhook_records import SqlWebhookRecords
 from roomsync.app.daemon.replica import Replica
 from roomsync.app.daemon.status import PropertyStatus, collect_status
 from roomsync.core.history import EntryKind, HistoryEntry
@@ -109,7 +107,7 @@ def calendar_rows(
     """One row per night: the PMS (last read), roomsync's last push, the channel (ledger)."""
     nights = [first + timedelta(days=n) for n in range((last - first).days + 1)]
     rows = {night: NightRow(night) for night in nights}
-    view = SqlAvailabilityView(store.engine).read_nights(key.property_id, room_type_id, nights)
+    view = store.availability_view.read_nights(key.property_id, room_type_id, nights)
     for night, seen in view.items():
         rows[night].pms_free = seen.free_rooms
     prices = store.pms_prices.read_night_prices(key.property_id, room_type_id, first, last)
@@ -147,7 +145,7 @@ def _apply_history(rows: dict[date, NightRow], entries: list[HistoryEntry]) -> N
 
 
 def webhook_page(store: Store, property_id: str, limit: int = 50) -> dict[str, object]:
-    records = SqlWebhookRecords(store.engine)
+    records = store.webhook_records
     return {
         "events": records.recent_inbox(property_id, limit, None),
         "answers": records.recent_answers(property_id, limit),

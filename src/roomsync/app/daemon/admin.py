@@ -38,7 +38,6 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
 
 from roomsync.adapters.client.budget_view import budget_for_today
-from roomsync.adapters.store.webhook_records import SqlWebhookRecords
 from roomsync.app.daemon.api_docs import add_offline_docs
 from roomsync.app.daemon.replica import Replica
 from roomsync.app.daemon.runtime import Daemon, ShuttingDown
@@ -396,7 +395,7 @@ def create_admin_app(replica: Replica, token: str) -> FastAPI:
         property_id: str, limit: int = Query(50, ge=1, le=1000), status: str | None = None
     ) -> list[WebhookEventView]:
         context_of(property_id)
-        records = SqlWebhookRecords(store.engine)
+        records = store.webhook_records
         rows = await asyncio.to_thread(records.recent_inbox, property_id, limit, status)
         return [
             WebhookEventView(

@@ -21,7 +21,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-import sqlalchemy as sa
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -36,8 +35,7 @@ from roomsync.app.daemon.replica import Replica
 
 def _database_ok(replica: Replica) -> str:
     try:
-        with replica.store.engine.connect() as connection:
-            connection.execute(sa.text("SELECT 1"))
+        replica.store.ping()
     except Exception as error:
         return f"unreachable: {type(error).__name__}"
     return "ok"

@@ -31,9 +31,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from roomsync.adapters.store import Store
-from roomsync.adapters.store.inbox_sweep import SqlInboxSweep
 from roomsync.adapters.store.webhook_records import InboxBacklog
-from roomsync.adapters.webhooks.db_calls import DbCalls
 from roomsync.app.webhooks.worker import (
     HOUSEKEEPING_SECONDS,
     IDLE_POLL_SECONDS,
@@ -58,8 +56,8 @@ class _Owned:
 
 class InboxClaimLoop:
     def __init__(self, store: Store, clock: Callable[[], datetime]) -> None:
-        self._sweep = SqlInboxSweep(store.engine)
-        self._db = DbCalls(store.engine)
+        self._sweep = store.inbox_sweep
+        self._db = store.db_calls
         self._clock = clock
         self._owned: dict[str, _Owned] = {}
         self._busy: dict[str, asyncio.Task[None]] = {}

@@ -14,7 +14,6 @@ from datetime import datetime
 
 from roomsync.adapters.client import RequestRecord
 from roomsync.adapters.store import Store
-from roomsync.adapters.store.webhook_records import SqlWebhookRecords
 from roomsync.app.daemon.status import SYNCED_RESULTS, listing_rows
 from roomsync.app.sync.pauses import pause_label
 from roomsync.core.budget import BudgetSnapshot, Reserves
@@ -91,7 +90,7 @@ def set_budget_gauges(
 def set_store_gauges(metrics: Metrics, store: Store, property_id: str, now: datetime) -> None:
     """Dead letters and the inbox, as the store holds them."""
     metrics.dead_letters.labels(property_id).set(store.dead_letters.count_dead_letters(property_id))
-    backlog = SqlWebhookRecords(store.engine).inbox_backlog(property_id)
+    backlog = store.webhook_records.inbox_backlog(property_id)
     metrics.inbox_backlog.labels(property_id).set(backlog.open)
     oldest = backlog.oldest_open_received_at
     age = 0.0 if oldest is None else max((now - oldest).total_seconds(), 0.0)

@@ -1,7 +1,7 @@
 """One ``roomsync serve`` process: the properties it owns, each run by its own :class:`Daemon`.
 
 The replica opens the database once and, every ``ownership_check_seconds``, asks its
-:mod:`ownership <roomsync.app.daemon.ownership>` which properties to start and which to give back:
+:mod:`ownership <roomsync.adapters.store.ownership>` which properties to start and which to give back:
 a property is started (its checks, engine, webhook worker and schedule) when taken, and stopped
 (in-flight work finished and recorded) before it is given back, so two replicas never run one
 property at once.
@@ -31,10 +31,10 @@ from starlette.applications import Starlette
 
 from roomsync.adapters.client import ServiceClient
 from roomsync.adapters.store import Store
+from roomsync.adapters.store.ownership import Ownership, SoleOwnership
 from roomsync.app.daemon.inbox_loop import InboxClaimLoop
 from roomsync.app.daemon.lock import DaemonAlreadyRunning, DaemonLock
 from roomsync.app.daemon.observe import RequestMeter
-from roomsync.app.daemon.ownership import Ownership, PostgresOwnership, SoleOwnership
 from roomsync.app.daemon.runtime import Daemon, utc_now
 from roomsync.app.daemon.startup import StartupError, check_settings, open_checked_store
 from roomsync.app.properties import ContextCache, usable_contexts
@@ -132,7 +132,7 @@ class Replica:
             for context in contexts:
                 self._add_receiver(context)
             if self.postgres:
-                ownership = PostgresOwnership(self.store.engine, self.name)
+                ownership = self.store.ownership(self.name)
                 try:
                     await asyncio.to_thread(ownership.connect)  # counted among the live replicas now
                 except RuntimeError as error:

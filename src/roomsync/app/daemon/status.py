@@ -16,7 +16,6 @@ from pydantic import BaseModel, Field
 from roomsync.adapters.client.budget_view import current_period
 from roomsync.adapters.client.config import reserves_of
 from roomsync.adapters.store import Store
-from roomsync.adapters.store.webhook_records import SqlWebhookRecords
 from roomsync.app.daemon.freshness import newest_reads
 from roomsync.app.daemon.planning import (
     DayCosts,
@@ -253,7 +252,7 @@ def collect_status(
     if price_fill is None:
         mapped_listings = sum(row.mapped for row in listings)
         price_fill = _price_fill_without_daemon(store, context, now, snapshot.quota, mapped_listings)
-    backlog = SqlWebhookRecords(store.engine).inbox_backlog(pid)
+    backlog = store.webhook_records.inbox_backlog(pid)
     oldest = backlog.oldest_open_received_at
     runs = store.sync_runs.recent_runs(pid, limit=10)
     return PropertyStatus(

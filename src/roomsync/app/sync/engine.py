@@ -35,8 +35,6 @@ from decimal import Decimal
 
 from roomsync.adapters.client import QuotaExhausted, ServiceClient
 from roomsync.adapters.store import Store
-from roomsync.adapters.store.availability_view import SqlAvailabilityView
-from roomsync.adapters.store.webhook_records import SqlWebhookRecords
 from roomsync.app.sync.channel import ListingRun, sync_listing
 from roomsync.app.sync.closures import (
     Closures,
@@ -417,7 +415,7 @@ class SyncEngine:
             await self._save_closures(replace(facts, closures=kept), closure_types, read_at)
         if facts.free_room_ids is not None:  # the guests' checks answer from it: fresh for free
             await asyncio.to_thread(
-                SqlAvailabilityView(self.store.engine).save_read,
+                self.store.availability_view.save_read,
                 self.property_id,
                 read_at,
                 facts.free_rooms,
@@ -554,7 +552,7 @@ class SyncEngine:
         states: dict[ListingKey, ListingState],
     ) -> list[ListingOutcome]:
         bookings = await asyncio.to_thread(
-            SqlWebhookRecords(self.store.engine).list_bookings, self.property_id
+            self.store.webhook_records.list_bookings, self.property_id
         )
         own = own_reserved_rooms(bookings)
         listing_facts = await asyncio.to_thread(self.sync_state.listing_facts, self.property_id)
@@ -741,7 +739,7 @@ class SyncEngine:
         report.pms.availability_reads = 1
         # the webhook receiver answers guests from this view: each poll keeps it fresh for free
         await asyncio.to_thread(
-            SqlAvailabilityView(self.store.engine).save_read, self.property_id, read_started, free, rooms
+            self.store.availability_view.save_read, self.property_id, read_started, free, rooms
         )
         room_types = {entry.room_type_id for entry in mapping.listings}
         prices = await asyncio.to_thread(self._cached_prices, mapping, room_types, first, last)

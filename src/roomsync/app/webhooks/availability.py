@@ -18,7 +18,7 @@ from datetime import date, datetime, timedelta
 
 from roomsync.adapters.client.errors import QuotaExhausted, ServiceError
 from roomsync.adapters.store.availability_view import SqlAvailabilityView, ViewNight
-from roomsync.adapters.webhooks.db_calls import DbCalls
+from roomsync.adapters.store.db_calls import DbCalls
 from roomsync.app.webhooks.protocols import Clock, PmsClient
 from roomsync.core.api.pms.availability import RoomAvailabilityRequest
 from roomsync.core.catalog.types import Priority

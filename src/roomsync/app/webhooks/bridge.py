@@ -29,9 +29,7 @@ from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal, InvalidOperation
 
 from roomsync.adapters.store import Store
-from roomsync.adapters.store.availability_view import SqlAvailabilityView
-from roomsync.adapters.store.webhook_records import ChannelBooking, SqlWebhookRecords
-from roomsync.adapters.webhooks.db_calls import DbCalls
+from roomsync.adapters.store.webhook_records import ChannelBooking
 from roomsync.adapters.webhooks.keys import channel_date, channel_instant
 from roomsync.app.webhooks.availability import rooms_free_throughout
 from roomsync.app.webhooks.mapping_index import CachedMapping
@@ -132,9 +130,9 @@ class ReservationBridge:
         self._mapping = mapping
         self._nights_changed = nights_changed
         self._clock = clock
-        self.view = SqlAvailabilityView(store.engine)
-        self.records = SqlWebhookRecords(store.engine)
-        self._db = DbCalls(store.engine)
+        self.view = store.availability_view
+        self.records = store.webhook_records
+        self._db = store.db_calls
 
     # --- requests to book -------------------------------------------------------------------
 

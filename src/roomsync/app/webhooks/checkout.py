@@ -28,8 +28,8 @@ from datetime import date, datetime, timedelta
 from sqlalchemy.exc import OperationalError
 
 from roomsync.adapters.store.availability_view import SqlAvailabilityView, ViewNight
+from roomsync.adapters.store.db_calls import DbCalls
 from roomsync.adapters.store.webhook_records import CheckoutAnswer, SqlWebhookRecords
-from roomsync.adapters.webhooks.db_calls import DbCalls
 from roomsync.adapters.webhooks.ports import Answered, Clock, GuestCheck, Verdict
 from roomsync.app.webhooks.availability import AvailabilityService
 from roomsync.app.webhooks.mapping_index import CachedClosures, CachedListingStates, CachedMapping

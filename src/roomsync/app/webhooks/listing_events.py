@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from roomsync.adapters.webhooks.db_calls import DbCalls
+from roomsync.adapters.store.db_calls import DbCalls
 from roomsync.app.webhooks.mapping_index import CachedMapping, MappingIndex, listing_states_changed
 from roomsync.core.api import webhooks as events
 from roomsync.core.ports import ListingKey, ListingStateStore

@@ -21,10 +21,8 @@ from datetime import timedelta
 from starlette.applications import Starlette
 
 from roomsync.adapters.store import Store
-from roomsync.adapters.store.availability_view import SqlAvailabilityView
-from roomsync.adapters.store.webhook_records import SqlWebhookRecords
-from roomsync.adapters.webhooks import DbCalls, utc_now
 from roomsync.adapters.webhooks import create_receiver_app as create_bare_receiver_app
+from roomsync.adapters.webhooks import utc_now
 from roomsync.app.webhooks.availability import AvailabilityService
 from roomsync.app.webhooks.bridge import ReservationBridge
 from roomsync.app.webhooks.checkout import CheckoutDesk
@@ -54,7 +52,7 @@ def availability_service(
     (None: answered from the view as it is, until :meth:`AvailabilityService.use_client`)."""
     settings = context.settings
     return AvailabilityService(
-        SqlAvailabilityView(store.engine),
+        store.availability_view,
         client,
         context.property_id,
         # an age on the daemon's clock, compressed like its schedule: a test's 60 s day must not
@@ -62,7 +60,7 @@ def availability_service(
         max_age=timedelta(seconds=settings.availability_view_max_age_seconds * settings.time_scale),
         read_timeout=settings.checkout_read_timeout_seconds,
         clock=clock,
-        db=DbCalls(store.engine),
+        db=store.db_calls,
     )
 
 
@@ -78,9 +76,9 @@ def create_checkout_desk(
         CachedClosures(store.sync_state, context.property_id),
         availability,
         availability.view,
-        SqlWebhookRecords(store.engine),
+        store.webhook_records,
         clock,
-        DbCalls(store.engine),
+        store.db_calls,
     )
 
 
@@ -137,6 +135,6 @@ def create_worker(
     mapping = CachedMapping(store.mappings, context.property_id)
     bridge = ReservationBridge(context, store, client, mapping, nights_changed, clock)
     listing_events = ListingEvents(
-        context.property_id, mapping, store.listing_states, metrics, DbCalls(store.engine)
+        context.property_id, mapping, store.listing_states, metrics, store.db_calls
     )
     return InboxWorker(context, store, bridge, listing_events, metrics, clock)

@@ -30,9 +30,7 @@ from datetime import datetime, timedelta
 
 from roomsync.adapters.client.errors import FatalError, NotFoundError, QuotaExhausted
 from roomsync.adapters.store import Store
-from roomsync.adapters.store.availability_view import SqlAvailabilityView
-from roomsync.adapters.store.webhook_records import FORGET_BATCH_ROWS, InboxBacklog, SqlWebhookRecords
-from roomsync.adapters.webhooks.db_calls import DbCalls
+from roomsync.adapters.store.webhook_records import FORGET_BATCH_ROWS, InboxBacklog
 from roomsync.adapters.webhooks.kinds import (
     ANSWERED_AT_CHECKOUT,
     LISTING_EVENTS,
@@ -82,9 +80,9 @@ class InboxWorker:
         self._metrics = metrics
         self._clock = clock
         self._batch_size = batch_size
-        self._db = DbCalls(store.engine)
-        self._view = SqlAvailabilityView(store.engine)
-        self._records = SqlWebhookRecords(store.engine)
+        self._db = store.db_calls
+        self._view = store.availability_view
+        self._records = store.webhook_records
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._last_housekeeping: datetime | None = None
