@@ -56,7 +56,7 @@ HANDLER_PACKAGES = ("roomsync.emulator.channel", "roomsync.emulator.pms")
 
 def load_handlers() -> dict[str, Any]:
     """Import every module of the handler packages, so their ``@handles`` registrations run."""
-    importlib.import_module("roomsync.emulator.quota")
+    importlib.import_module("roomsync.emulator.service_handlers")
     for package_name in HANDLER_PACKAGES:
         try:
             package = importlib.import_module(package_name)

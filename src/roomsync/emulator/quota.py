@@ -13,10 +13,8 @@ import secrets
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
-from roomsync.core.api.service import TokenRequest, TokenResponse, Usage
 from roomsync.emulator.clock import EmulatorClock
 from roomsync.emulator.errors import ApiError
-from roomsync.emulator.registry import Call, handles
 
 TOKEN_LIFETIME_SECONDS = 86399
 PAID_QUOTA = 1500
@@ -154,19 +152,3 @@ class OAuthError(ApiError):
     def __init__(self, status: int, oauth_code: str, description: str) -> None:
         super().__init__(status, oauth_code.upper(), description)
         self.oauth_code = oauth_code
-
-
-@handles("request_token")
-def request_token(call: Call) -> TokenResponse:
-    body: TokenRequest = call.body
-    if not call.state.credentials.matches(body.username, body.password, body.domain):
-        raise OAuthError(400, "invalid_grant", "The user name, password or domain is incorrect.")
-    return TokenResponse(
-        access_token=call.state.tokens.issue(), token_type="bearer", expires_in=TOKEN_LIFETIME_SECONDS
-    )
-
-
-@handles("get_usage")
-def get_usage(call: Call) -> Usage:
-    quota = call.state.quota
-    return Usage(used_calls=quota.used, daily_quota=quota.limit)

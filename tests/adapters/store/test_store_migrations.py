@@ -18,6 +18,7 @@ from roomsync.adapters.store import (
     head_revision,
     open_store,
     pending_migrations,
+    require_current_schema,
     upgrade_to_head,
 )
 from roomsync.adapters.store._sql import write_tx
@@ -111,7 +112,7 @@ def test_open_store_refuses_a_database_not_at_head(empty_database_url: str) -> N
     with pytest.raises(SchemaNotCurrent, match=r"(empty database|does not exist).*`roomsync db upgrade`"):
         open_store(empty_database_url)
     with open_store(empty_database_url, upgrade=True) as store:
-        store.require_current_schema()
+        require_current_schema(store.engine)
 
 
 def test_a_database_migrated_by_a_newer_roomsync_is_refused(empty_database_url: str) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 from pydantic_xml import BaseXmlModel
@@ -44,12 +44,24 @@ from roomsync.core.api.pms.reservations import (
 )
 from roomsync.core.catalog.types import Priority
 
-if TYPE_CHECKING:
-    from roomsync.adapters.client.base import BaseClient
+__all__ = ["Caller", "find_created", "has_lookup"]
 
-__all__ = ["find_created", "has_lookup"]
 
-Lookup = Callable[["BaseClient", Any, Mapping[str, object], Priority], Awaitable[BaseXmlModel | None]]
+class Caller(Protocol):
+    """What a lookup needs of the client: its ``call`` (``BaseClient.call``; a protocol, so this
+    module and the client's base do not import each other)."""
+
+    async def call(
+        self,
+        operation: Any,
+        *,
+        params: Mapping[str, object] | None = None,
+        body: BaseXmlModel | None = None,
+        priority: Priority | None = None,
+    ) -> Any: ...
+
+
+Lookup = Callable[[Caller, Any, Mapping[str, object], Priority], Awaitable[BaseXmlModel | None]]
 _LOOKUPS: dict[str, Lookup] = {}
 
 
@@ -67,7 +79,7 @@ def has_lookup(operation: str) -> bool:
 
 
 async def find_created(
-    client: BaseClient,
+    client: Caller,
     operation: str,
     body: BaseXmlModel | None,
     params: Mapping[str, object],
@@ -93,7 +105,7 @@ def _newest_id(ids: Iterable[int | None]) -> IdResult | None:
 
 @_lookup("create_reservation")
 async def _reservation(
-    client: BaseClient, body: ReservationCreateRequest, params: Mapping[str, object], priority: Priority
+    client: Caller, body: ReservationCreateRequest, params: Mapping[str, object], priority: Priority
 ) -> BaseXmlModel | None:
     code = body.booking_agency_reference_code
     if not code:
@@ -136,7 +148,7 @@ _CUSTOMER_KEYS = ("last_name", "first_name", "email", "mobile", "phone", "tax_id
 
 @_lookup("create_customer")
 async def _customer(
-    client: BaseClient, body: CustomerCreateRequest, params: Mapping[str, object], priority: Priority
+    client: Caller, body: CustomerCreateRequest, params: Mapping[str, object], priority: Priority
 ) -> BaseXmlModel | None:
     query = CustomerFilterRequest.model_validate(
         {"name_contains": body.last_name, "phone_contains": body.phone, "mobile_contains": body.mobile}
@@ -158,7 +170,7 @@ _GUEST_KEYS = (
 
 @_lookup("create_guest")
 async def _guest(
-    client: BaseClient, body: GuestCreateRequest, params: Mapping[str, object], priority: Priority
+    client: Caller, body: GuestCreateRequest, params: Mapping[str, object], priority: Priority
 ) -> BaseXmlModel | None:
     if body.reservation_id is None:
         raise AmbiguousWrite(
@@ -177,7 +189,7 @@ _PAYMENT_KEYS = ("payment_date", "payment_method_id", "amount", "currency_code",
 
 @_lookup("create_payment")
 async def _payment(
-    client: BaseClient, body: PaymentCreateRequest, params: Mapping[str, object], priority: Priority
+    client: Caller, body: PaymentCreateRequest, params: Mapping[str, object], priority: Priority
 ) -> BaseXmlModel | None:
     found: PaymentList = await client.call(
         "list_reservation_payments", params={"id": body.reservation_id}, priority=priority
@@ -191,7 +203,7 @@ async def _payment(
 
 @_lookup("create_reservation_contract")
 async def _contract(
-    client: BaseClient,
+    client: Caller,
     body: ReservationContractCreateRequest,
     params: Mapping[str, object],
     priority: Priority,
@@ -212,7 +224,7 @@ _EXTRA_CHARGE_KEYS = ("extra_charge_id", "charge_date", "quantity", "unit_price"
 
 @_lookup("add_reservation_extra_charge")
 async def _extra_charge(
-    client: BaseClient,
+    client: Caller,
     body: ReservationExtraChargeCreateRequest,
     params: Mapping[str, object],
     priority: Priority,
@@ -225,7 +237,7 @@ async def _extra_charge(
 
 @_lookup("create_payment_description")
 async def _payment_description(
-    client: BaseClient,
+    client: Caller,
     body: PaymentDescriptionCreateRequest,
     params: Mapping[str, object],
     priority: Priority,
@@ -236,7 +248,7 @@ async def _payment_description(
 
 @_lookup("create_rule_set")
 async def _rule_set(
-    client: BaseClient, body: RuleSetCreate, params: Mapping[str, object], priority: Priority
+    client: Caller, body: RuleSetCreate, params: Mapping[str, object], priority: Priority
 ) -> BaseXmlModel | None:
     found: RuleSetList = await client.call(
         "list_rule_sets", params={"accountId": body.account_id}, priority=priority

@@ -82,9 +82,9 @@ def open_store(settings_or_url: Settings | str | URL, *, upgrade: bool = False) 
     store = Store(create_engine(url))
     try:
         if upgrade:
-            store.upgrade()
+            upgrade_to_head(store.engine)
         else:
-            store.require_current_schema()
+            require_current_schema(store.engine)
     except BaseException:
         store.close()
         raise

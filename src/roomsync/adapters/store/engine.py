@@ -270,18 +270,6 @@ class Store:
         """The database URL, password hidden."""
         return display_url(self.engine.url)
 
-    def upgrade(self) -> None:
-        """Migrate the database to the newest schema."""
-        from roomsync.adapters.store.migrations import upgrade_to_head  # it imports this module
-
-        upgrade_to_head(self.engine)
-
-    def require_current_schema(self) -> None:
-        """Raise ``SchemaNotCurrent`` unless the database is at the newest schema."""
-        from roomsync.adapters.store.migrations import require_current_schema  # it imports this module
-
-        require_current_schema(self.engine)
-
     def start_background_checkpoints(self, interval: float) -> bool:
         """On a SQLite file, checkpoint its log from a thread every ``interval`` seconds instead of
         in the writers' commits (``wal_checkpoints``); for long-running processes. Returns whether
