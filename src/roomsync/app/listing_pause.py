@@ -1,6 +1,16 @@
-"""The reason an operator's pause of a listing is stored with (CLI, admin API and console agree)."""
+"""Pausing and resuming a listing by hand: one place for the CLI, the admin API and the console.
+
+The reason is stored as ``paused by an operator: REASON`` (the prefix tells status an operator did
+it). The pause is written to the store and this process's webhook side is told at once
+(:func:`~roomsync.app.webhooks.mapping_index.listing_states_changed`): a guest check for a listing
+paused a moment earlier is declined, not answered from a listing state cached before the pause.
+"""
 
 from __future__ import annotations
+
+from roomsync.adapters.store import Store
+from roomsync.app.webhooks.mapping_index import listing_states_changed
+from roomsync.core.ports import ListingKey
 
 OPERATOR_PAUSE = "paused by an operator"
 
@@ -8,3 +18,10 @@ OPERATOR_PAUSE = "paused by an operator"
 def operator_reason(reason: str | None) -> str:
     """``paused by an operator: REASON`` (the prefix tells status an operator did it)."""
     return f"{OPERATOR_PAUSE}: {reason}" if reason else OPERATOR_PAUSE
+
+
+def set_listing_paused(store: Store, key: ListingKey, paused: bool, reason: str | None = None) -> None:
+    """Pause ``key`` with ``reason`` as stored (``operator_reason``), or resume it; the webhook side
+    of this process sees it at once (another process's within its cache's second)."""
+    store.listing_states.set_paused(key, paused, reason if paused else None)
+    listing_states_changed(key.property_id)

@@ -18,7 +18,7 @@ from roomsync.app.cli_support import (
     echo_json,
     fail,
 )
-from roomsync.app.listing_pause import operator_reason
+from roomsync.app.listing_pause import operator_reason, set_listing_paused
 from roomsync.core.ports import ListingKey
 
 app = typer.Typer(help="Pause or resume pushes to one listing, with a reason.", no_args_is_help=True)
@@ -55,7 +55,7 @@ def _set_paused(
             key = mapped_listing(store, pid, listing)
             before = store.listing_states.get_listing_state(key)
             stored_reason = operator_reason(reason) if paused else None
-            store.listing_states.set_paused(key, paused, stored_reason)
+            set_listing_paused(store, key, paused, stored_reason)
         finally:
             store.close()
     shown = f"{key.account_id}/{key.listing_id}"

@@ -27,6 +27,7 @@ from roomsync.app.cli_support import (
     echo_json,
     fail,
 )
+from roomsync.app.listing_pause import set_listing_paused
 from roomsync.core.ports import InboxStatus
 
 app = typer.Typer(
@@ -205,7 +206,7 @@ def resume(
         if not paused:
             raise fail(f"listing {listing_id} is not paused", EXIT_FAILURE)
         for state in paused:
-            store.listing_states.set_paused(state.listing, False)
+            set_listing_paused(store, state.listing, False)
             typer.echo(
                 f"listing {listing_id} resumed (it was paused for {reason_code(state.pause_reason)}: "
                 f"{state.pause_reason})"

@@ -33,7 +33,7 @@ from roomsync.app.console.pages import (
 from roomsync.app.console.session import COOKIE, SESSION_SECONDS, Session, SessionKeys
 from roomsync.app.daemon.replica import Replica
 from roomsync.app.daemon.runtime import ShuttingDown
-from roomsync.app.listing_pause import operator_reason
+from roomsync.app.listing_pause import operator_reason, set_listing_paused
 from roomsync.app.night_story import facts_text, night_story, request_text, run_text
 from roomsync.app.sync.history import triggered_by
 from roomsync.app.sync.report import SyncReport
@@ -249,13 +249,13 @@ def create_console_app(replica: Replica, admin_token: str) -> Starlette:
         if not reason:
             raise Refused(400, "say why the listing is paused")
         stored = operator_reason(f"{reason} ({session.who})")
-        await asyncio.to_thread(replica.store.listing_states.set_paused, key, True, stored)
+        await asyncio.to_thread(set_listing_paused, replica.store, key, True, stored)
         return RedirectResponse(f"{root_of(request)}/p/{pid}?flash=listing+{account}/{listing}+paused", 303)
 
     async def resume(request: Request, session: Session) -> Response:
         pid, account, listing = (request.path_params[n] for n in ("pid", "account", "listing"))
         key, _ = await asyncio.to_thread(mapped, pid, account, listing)
-        await asyncio.to_thread(replica.store.listing_states.set_paused, key, False)
+        await asyncio.to_thread(set_listing_paused, replica.store, key, False)
         return RedirectResponse(f"{root_of(request)}/p/{pid}?flash=listing+{account}/{listing}+resumed", 303)
 
     async def replay(request: Request, session: Session) -> Response:

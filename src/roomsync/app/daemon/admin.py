@@ -42,7 +42,7 @@ from roomsync.app.daemon.api_docs import add_offline_docs
 from roomsync.app.daemon.replica import Replica
 from roomsync.app.daemon.runtime import Daemon, ShuttingDown
 from roomsync.app.daemon.status import PropertyStatus, collect_status
-from roomsync.app.listing_pause import operator_reason
+from roomsync.app.listing_pause import operator_reason, set_listing_paused
 from roomsync.app.night_story import night_story, story_as_dict
 from roomsync.app.sync import SyncReport
 from roomsync.app.sync.history import triggered_by
@@ -278,12 +278,12 @@ def create_admin_app(replica: Replica, token: str) -> FastAPI:
     ) -> ListingPause:
         key = await mapped(property_id, account_id, listing_id)
         reason = operator_reason(request.reason if request else None)
-        await asyncio.to_thread(store.listing_states.set_paused, key, True, reason)
+        await asyncio.to_thread(set_listing_paused, store, key, True, reason)
         return ListingPause(listing=key.text, paused=True, pause_reason=reason)
 
     async def resume_listing(property_id: str, account_id: str, listing_id: str) -> ListingPause:
         key = await mapped(property_id, account_id, listing_id)
-        await asyncio.to_thread(store.listing_states.set_paused, key, False)
+        await asyncio.to_thread(set_listing_paused, store, key, False)
         return ListingPause(listing=key.text, paused=False)
 
     async def dead_letters_of(property_id: str, limit: int) -> list[DeadLetterView]:
