@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from sqlalchemy.exc import OperationalError
 
 from roomsync.adapters.client import AuthError
-from roomsync.adapters.store import SchemaNotCurrent, display_url, open_store
+from roomsync.adapters.store import SchemaNotCurrent, Store, display_url, open_store
 from roomsync.app.properties import UnknownProperty, select_context
 from roomsync.app.sync.errors import NoMapping
 from roomsync.core.property import PropertyRecord
@@ -76,6 +76,21 @@ def database_errors(display_url: str) -> Iterator[None]:
     except OperationalError as error:
         reason = str(error.orig or error).strip().splitlines()[0]
         raise fail(f"cannot use the database {display_url}: {reason}", EXIT_FAILURE) from None
+
+
+@contextmanager
+def command_store(settings: Settings) -> Iterator[Store]:
+    """The settings' store for one command, closed after it: a database that cannot be reached,
+    does not exist or is not at the newest schema is one line naming it, exit status 1."""
+    with database_errors(display_url(settings.effective_database_url)):
+        try:
+            store = open_store(settings)
+        except SchemaNotCurrent as error:
+            raise fail(str(error), EXIT_FAILURE) from None
+        try:
+            yield store
+        finally:
+            store.close()
 
 
 @contextmanager

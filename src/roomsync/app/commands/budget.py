@@ -6,15 +6,12 @@ import typer
 from rich.console import Console
 
 from roomsync.adapters.client.budget_view import budget_for_today, render_budget
-from roomsync.adapters.store import SchemaNotCurrent, display_url, open_store
 from roomsync.app.cli_support import (
-    EXIT_FAILURE,
     JSON_HELP,
     PROPERTY_HELP,
+    command_store,
     context_or_exit,
-    database_errors,
     echo_json,
-    fail,
 )
 
 
@@ -25,15 +22,8 @@ def budget(
     """Show today's request budget: used, remaining and reserved per priority (spends no request)."""
     context = context_or_exit(property_id)
     settings = context.settings
-    with database_errors(display_url(settings.effective_database_url)):
-        try:
-            store = open_store(settings)
-        except SchemaNotCurrent as error:
-            raise fail(str(error), EXIT_FAILURE) from None
-        try:
-            view = budget_for_today(store.budget, context)
-        finally:
-            store.close()
+    with command_store(settings) as store:
+        view = budget_for_today(store.budget, context)
     if as_json:
         echo_json(view)
     else:

@@ -7,13 +7,11 @@ from datetime import date
 
 import typer
 
-from roomsync.adapters.store import SchemaNotCurrent, display_url, open_store
 from roomsync.app.cli_support import (
-    EXIT_FAILURE,
     JSON_HELP,
     PROPERTY_HELP,
+    command_store,
     context_or_exit,
-    database_errors,
     echo_json,
     fail,
 )
@@ -40,23 +38,16 @@ def history(
         raise fail(f"night {night!r}: write it as YYYY-MM-DD") from None
     context = context_or_exit(property_id)
     settings = context.settings
-    with database_errors(display_url(settings.effective_database_url)):
-        try:
-            store = open_store(settings)
-        except SchemaNotCurrent as error:
-            raise fail(str(error), EXIT_FAILURE) from None
-        try:
-            if listing.startswith(f"{CONNECTED_ACCOUNT}/"):  # a connected channels' rate
-                rate = listing.removeprefix(f"{CONNECTED_ACCOUNT}/")
-                if not CONNECTED_RATE.match(rate):
-                    raise fail(f"{listing!r}: write a connected rate as connected/ROOMTYPE/standard "
-                               "or connected/ROOMTYPE/non_refundable")
-                key = ListingKey(context.property_id, CONNECTED_ACCOUNT, rate)
-            else:
-                key = mapped_listing(store, context.property_id, listing)
-            story = night_story(store, context.property_id, key.account_id, key.listing_id, day)
-        finally:
-            store.close()
+    with command_store(settings) as store:
+        if listing.startswith(f"{CONNECTED_ACCOUNT}/"):  # a connected channels' rate
+            rate = listing.removeprefix(f"{CONNECTED_ACCOUNT}/")
+            if not CONNECTED_RATE.match(rate):
+                raise fail(f"{listing!r}: write a connected rate as connected/ROOMTYPE/standard "
+                           "or connected/ROOMTYPE/non_refundable")
+            key = ListingKey(context.property_id, CONNECTED_ACCOUNT, rate)
+        else:
+            key = mapped_listing(store, context.property_id, listing)
+        story = night_story(store, context.property_id, key.account_id, key.listing_id, day)
     if as_json:
         echo_json(story_as_dict(story))
         return

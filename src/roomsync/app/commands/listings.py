@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import typer
 
-from roomsync.adapters.store import SchemaNotCurrent, Store, display_url, open_store
+from roomsync.adapters.store import Store
 from roomsync.app.cli_support import (
-    EXIT_FAILURE,
     JSON_HELP,
     PROPERTY_HELP,
+    command_store,
     context_or_exit,
-    database_errors,
     echo_json,
     fail,
 )
@@ -46,18 +45,11 @@ def _set_paused(
     context = context_or_exit(property_id)
     settings = context.settings
     pid = context.property_id
-    with database_errors(display_url(settings.effective_database_url)):
-        try:
-            store = open_store(settings)
-        except SchemaNotCurrent as error:
-            raise fail(str(error), EXIT_FAILURE) from None
-        try:
-            key = mapped_listing(store, pid, listing)
-            before = store.listing_states.get_listing_state(key)
-            stored_reason = operator_reason(reason) if paused else None
-            set_listing_paused(store, key, paused, stored_reason)
-        finally:
-            store.close()
+    with command_store(settings) as store:
+        key = mapped_listing(store, pid, listing)
+        before = store.listing_states.get_listing_state(key)
+        stored_reason = operator_reason(reason) if paused else None
+        set_listing_paused(store, key, paused, stored_reason)
     shown = f"{key.account_id}/{key.listing_id}"
     if as_json:
         echo_json(

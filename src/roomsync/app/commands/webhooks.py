@@ -17,13 +17,13 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from roomsync.adapters.store import SchemaNotCurrent, Store, StoreUrlError, display_url, open_store
+from roomsync.adapters.store import Store, StoreUrlError
 from roomsync.app.cli_support import (
     EXIT_FAILURE,
     JSON_HELP,
     PROPERTY_HELP,
+    command_store,
     context_or_exit,
-    database_errors,
     echo_json,
     fail,
 )
@@ -40,15 +40,11 @@ console = Console(width=160)
 @contextmanager
 def _store(property_id: str | None) -> Iterator[tuple[Store, str]]:
     context = context_or_exit(property_id)
-    settings = context.settings
-    url = settings.effective_database_url
     try:
-        with database_errors(display_url(url)), open_store(settings) as store:
+        with command_store(context.settings) as store:
             yield store, context.property_id
     except StoreUrlError as error:  # a settings mistake: 2
         raise fail(str(error)) from None
-    except SchemaNotCurrent as error:  # the database is missing or behind: 1, as for every command
-        raise fail(str(error), EXIT_FAILURE) from None
 
 
 def _when(moment: datetime | None) -> str:

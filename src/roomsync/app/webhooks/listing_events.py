@@ -23,7 +23,8 @@ from __future__ import annotations
 from collections import Counter
 
 from roomsync.adapters.store.db_calls import DbCalls
-from roomsync.app.webhooks.mapping_index import CachedMapping, MappingIndex, listing_states_changed
+from roomsync.app.listing_pause import listing_states_changed
+from roomsync.app.webhooks.mapping_index import CachedMapping, MappingIndex
 from roomsync.core.api import webhooks as events
 from roomsync.core.ports import ListingKey, ListingStateStore
 from roomsync.metrics import Metrics

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from roomsync.app.listing_pause import listing_states_generation
 from roomsync.core.mapping import ListingMapping
 from roomsync.core.mapping import Mapping as PropertyMapping
 from roomsync.core.ports import (
@@ -74,12 +75,6 @@ class CachedMapping:
 
 
 LISTING_STATES_TTL_SECONDS = 1.0
-_state_generations: dict[str, int] = {}
-
-
-def listing_states_changed(property_id: str) -> None:
-    """Tell this process's caches that a listing state of the property changed (a pause, say)."""
-    _state_generations[property_id] = _state_generations.get(property_id, 0) + 1
 
 
 class CachedListingStates:
@@ -103,7 +98,7 @@ class CachedListingStates:
     def get(self, key: ListingKey) -> ListingState:
         """The state of ``key`` (reads the store when the cache is old; call it off the event loop)."""
         now = time.monotonic()
-        generation = _state_generations.get(self._property_id, 0)
+        generation = listing_states_generation(self._property_id)
         if self._loaded_at is None or now - self._loaded_at > self._ttl or generation != self._generation:
             self._states = {s.listing: s for s in self._store.list_listing_states(self._property_id)}
             self._loaded_at = now
