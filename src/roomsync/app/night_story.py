@@ -14,6 +14,7 @@ from datetime import UTC, date, datetime
 from roomsync.adapters.store import Store
 from roomsync.adapters.store.night_history import GuestEvent
 from roomsync.core.history import EntryKind, HistoryEntry, JsonValue, last_push_per_field
+from roomsync.core.listing import listing_text
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class NightStory:
 
     @property
     def listing(self) -> str:
-        return f"{self.account_id}/{self.listing_id}"
+        return listing_text(self.account_id, self.listing_id)
 
 
 def _when(moment: datetime) -> str:

@@ -50,7 +50,7 @@ def _set_paused(
         before = store.listing_states.get_listing_state(key)
         stored_reason = operator_reason(reason) if paused else None
         set_listing_paused(store, key, paused, stored_reason)
-    shown = f"{key.account_id}/{key.listing_id}"
+    shown = key.text
     if as_json:
         echo_json(
             {

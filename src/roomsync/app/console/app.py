@@ -211,7 +211,7 @@ def create_console_app(replica: Replica, admin_token: str) -> Starlette:
             request,
             "calendar.html",
             pid=pid,
-            listing=f"{account}/{listing}",
+            listing=key.text,
             room_type_id=entry.room_type_id,
             kind=entry.kind.value,
             first=first,
@@ -250,13 +250,13 @@ def create_console_app(replica: Replica, admin_token: str) -> Starlette:
             raise Refused(400, "say why the listing is paused")
         stored = operator_reason(f"{reason} ({session.who})")
         await asyncio.to_thread(set_listing_paused, replica.store, key, True, stored)
-        return RedirectResponse(f"{root_of(request)}/p/{pid}?flash=listing+{account}/{listing}+paused", 303)
+        return RedirectResponse(f"{root_of(request)}/p/{pid}?flash=listing+{key.text}+paused", 303)
 
     async def resume(request: Request, session: Session) -> Response:
         pid, account, listing = (request.path_params[n] for n in ("pid", "account", "listing"))
         key, _ = await asyncio.to_thread(mapped, pid, account, listing)
         await asyncio.to_thread(set_listing_paused, replica.store, key, False)
-        return RedirectResponse(f"{root_of(request)}/p/{pid}?flash=listing+{account}/{listing}+resumed", 303)
+        return RedirectResponse(f"{root_of(request)}/p/{pid}?flash=listing+{key.text}+resumed", 303)
 
     async def replay(request: Request, session: Session) -> Response:
         pid = request.path_params["pid"]
