@@ -11,6 +11,7 @@ from roomsync.app.daemon.replica import Replica
 from roomsync.app.daemon.status import PropertyStatus, collect_status
 from roomsync.core.history import EntryKind, HistoryEntry
 from roomsync.core.ports import ListingKey
+from roomsync.core.sync.desired import nights_through
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,7 @@ def calendar_rows(
     store: Store, key: ListingKey, room_type_id: int, first: date, last: date
 ) -> list[NightRow]:
     """One row per night: the PMS (last read), roomsync's last push, the channel (ledger)."""
-    nights = [first + timedelta(days=n) for n in range((last - first).days + 1)]
+    nights = nights_through(first, last)
     rows = {night: NightRow(night) for night in nights}
     view = store.availability_view.read_nights(key.property_id, room_type_id, nights)
     for night, seen in view.items():

@@ -69,6 +69,7 @@ from roomsync.core.catalog.types import Priority
 from roomsync.core.mapping import ListingMapping, Mapping
 from roomsync.core.ports import ListingFacts, ListingKey, ListingState, StoredDigest
 from roomsync.core.sync.closure_windows import check_windows
+from roomsync.core.sync.desired import nights_through
 from roomsync.core.sync.price_detection import DEFAULT_WINDOW_NIGHTS, Window
 from roomsync.metrics import Metrics
 from roomsync.property import PropertyContext
@@ -336,7 +337,7 @@ class SyncEngine:
             raise ValueError(
                 f"the dates {window[0]}..{window[1]} are outside the sync horizon {first}..{last}"
             )
-        return [wanted_first + timedelta(days=n) for n in range((wanted_last - wanted_first).days + 1)]
+        return nights_through(wanted_first, wanted_last)
 
     @property
     def _close_unpriced(self) -> bool:

@@ -24,12 +24,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from decimal import Decimal
 
 from roomsync.adapters.client import QuotaExhausted, ServiceError
 from roomsync.core.api.pms.availability import RoomTypeAvailabilityExtended
 from roomsync.core.ports import PmsPriceCache
+from roomsync.core.sync.desired import nights_through
 from roomsync.core.sync.price_detection import (
     DEFAULT_WINDOW_NIGHTS,
     DetectionState,
@@ -156,7 +157,7 @@ def unread_nights(
     prices: Mapping[int, Mapping[date, Decimal]], types: Collection[int], first: date, last: date
 ) -> list[date]:
     """The nights of ``first..last`` without a price for some room type of ``types``, in order."""
-    nights = [first + timedelta(days=offset) for offset in range((last - first).days + 1)]
+    nights = nights_through(first, last)
     return [night for night in nights if any(night not in prices.get(t, {}) for t in types)]
 
 
