@@ -26,9 +26,9 @@ from datetime import date, datetime, timedelta
 
 from roomsync.adapters.client import QuotaExhausted, ServiceClient, ServiceError
 from roomsync.adapters.store import Store
-from roomsync.app.sync.desired import engine_kind, listing_desired, restriction_rule
 from roomsync.app.sync.history import drift_entries, record_push, store_entries
 from roomsync.app.sync.ledger import calendar_from_ledger, ledger_days
+from roomsync.app.sync.listing_desired import engine_kind, listing_desired, restriction_rule
 from roomsync.app.sync.pms import PmsFacts
 from roomsync.app.sync.report import ListingOutcome, ListingStatus
 from roomsync.core.api.channel import InventoryQuery

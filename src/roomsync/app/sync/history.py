@@ -21,7 +21,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from roomsync.adapters.store import Store
-from roomsync.app.sync.desired import engine_kind
+from roomsync.app.sync.listing_desired import engine_kind
 from roomsync.core.history import EntryKind, HistoryEntry, JsonValue, NightChange, runs_of_nights
 from roomsync.core.mapping import ListingMapping
 from roomsync.core.ports import ListingKey
