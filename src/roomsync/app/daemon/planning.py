@@ -158,18 +158,6 @@ the day's plan: a cold cache always makes progress (5 reads a run on a free lice
 
 
 @dataclass(frozen=True)
-class PriceReadAllowance:
-    """How many PMS price reads the next run may spend, and why."""
-
-    reads: int
-    affordable: int
-    """What the day's ceiling leaves after the slower jobs and the polls' and detections' max-gap
-    floors until the reset (may be negative: nothing beyond the least share)."""
-    least: int
-    """``DAEMON_PRICE_READ_SHARE`` of the quota: allowed whatever the plan says."""
-
-
-@dataclass(frozen=True)
 class DayCosts:
     """What each kind of run of a property costs, as the daemon knows it, for planning its day."""
 
@@ -185,7 +173,7 @@ class DayCosts:
 
 def price_read_allowance(
     settings: Settings, snapshot: BudgetSnapshot, costs: DayCosts, *, resets_at: datetime, now: datetime
-) -> PriceReadAllowance:
+) -> int:
     """The price reads a run may spend: all that the day's ceiling (``spend_share``) affords once
     the rest of the day's least schedule is kept (the slower jobs at ``costs.full_sync_cost``, their
     warm cost, and the polls and detections at their max gaps until the reset), and never fewer
@@ -195,25 +183,33 @@ def price_read_allowance(
     reads of a 900-request ceiling, about 240 kept for the day's floors), nearest first, and the
     day's plan is made afterwards from what is left; a free licence, whose floors alone pass its
     quota, fills 5 nights a run."""
-    quota = snapshot.quota
     seconds_to_reset = max((resets_at - now).total_seconds(), 1.0)
-    least = max(1, math.ceil(quota * DAEMON_PRICE_READ_SHARE))
-    poll_floor, detect_floor = _gap_floors(settings, seconds_to_reset, costs)
-    floors = _other_jobs(settings, seconds_to_reset, costs) + poll_floor + detect_floor
-    affordable = math.floor(spend_share_of(settings, quota) * quota - snapshot.used_local - floors)
-    return PriceReadAllowance(max(least, affordable), affordable, least)
+    affordable = _affordable_reads(settings, snapshot.quota, snapshot.used_local, seconds_to_reset, costs)
+    return max(least_price_reads(snapshot.quota), affordable)
 
 
 def fill_reads_per_day(settings: Settings, quota: int, costs: DayCosts) -> int:
     """Price reads of uncached nights a whole quota day affords (:func:`price_read_allowance` for a
     day that starts with nothing spent, or the least share at each full sync of the day)."""
-    poll_floor, detect_floor = _gap_floors(settings, DAY_SECONDS, costs)
-    floors = _other_jobs(settings, DAY_SECONDS, costs) + poll_floor + detect_floor
-    affordable = math.floor(spend_share_of(settings, quota) * quota - floors)
-    least = max(1, math.ceil(quota * DAEMON_PRICE_READ_SHARE))
     every = costs.full_sync_every or settings.price_check_interval_seconds
     full_syncs = max(1, math.floor(DAY_SECONDS / max(every, 1.0)))
-    return max(affordable, least * full_syncs)
+    affordable = _affordable_reads(settings, quota, 0, DAY_SECONDS, costs)
+    return max(affordable, least_price_reads(quota) * full_syncs)
+
+
+def least_price_reads(quota: int) -> int:
+    """``DAEMON_PRICE_READ_SHARE`` of the quota: what a run may always spend on price reads."""
+    return max(1, math.ceil(quota * DAEMON_PRICE_READ_SHARE))
+
+
+def _affordable_reads(
+    settings: Settings, quota: int, used: int, seconds_to_reset: float, costs: DayCosts
+) -> int:
+    """What the day's ceiling leaves after ``used``, the slower jobs and the polls' and detections'
+    max-gap floors until the reset (negative when the floors alone pass it)."""
+    poll_floor, detect_floor = _gap_floors(settings, seconds_to_reset, costs)
+    floors = _other_jobs(settings, seconds_to_reset, costs) + poll_floor + detect_floor
+    return math.floor(spend_share_of(settings, quota) * quota - used - floors)
 
 
 def _other_jobs(settings: Settings, seconds_to_reset: float, costs: DayCosts) -> int:

@@ -18,7 +18,7 @@ from datetime import date, timedelta
 from pydantic import BaseModel, Field
 
 from roomsync.adapters.store import Store
-from roomsync.app.sync.prices import unread_nights
+from roomsync.app.sync.prices import cached_night_prices, unread_nights
 from roomsync.property import PropertyContext
 
 
@@ -57,18 +57,13 @@ def stored_unread_prices(store: Store, context: PropertyContext, today: date) ->
     if mapping is None:
         return UnreadPrices(0, None, horizon)
     types = sorted({e.room_type_id for e in mapping.listings} | {p.room_type_id for p in mapping.connected})
-    prices = {}
-    for room_type_id in types:
-        rows = store.pms_prices.read_night_prices(context.property_id, room_type_id, first, last)
-        prices[room_type_id] = {n: r.price for n, r in rows.items() if r.currency.upper() == mapping.currency}
+    prices = cached_night_prices(store.pms_prices, context.property_id, types, first, last, mapping.currency)
     unread = unread_nights(prices, types, first, last)
     return UnreadPrices(len(unread), unread[0] if unread else None, horizon)
 
 
 def read_by_date(unread: int, reads_per_day: int, today: date) -> date | None:
-    """The day the last of ``unread`` nights is read at ``reads_per_day`` (today when none)."""
-    if unread <= 0:
-        return today
+    """The day the last of ``unread`` nights (some) is read at ``reads_per_day``."""
     if reads_per_day <= 0:
         return None
     return today + timedelta(days=math.ceil(unread / reads_per_day) - 1)

@@ -53,13 +53,13 @@ from roomsync.app.daemon.observe import (
     set_store_gauges,
 )
 from roomsync.app.daemon.planning import (
-    DAEMON_PRICE_READ_SHARE,
     DayCosts,
     PollPlan,
     RunCosts,
     Shapes,
     fill_reads_per_day,
     full_sync_delay,
+    least_price_reads,
     plan_polling,
     price_read_allowance,
 )
@@ -528,9 +528,6 @@ class Daemon:
                 self._log_fill(report)
         if kind == DETECT:
             self.costs.detection_seen(report.requests - report.pms.price_fill_reads, self.costs.check_windows)
-            if report.pms.price_fill_reads:  # it read unread nights near today: count them again
-                self._unread = stored_unread_prices(self.store, self.context, now.date())
-                self.metrics.prices_unread_nights.labels(self.property_id).set(self._unread.nights)
         if kind == RECONCILE:
             self.costs.reconcile = max(report.requests, 1)
             for outcome in report.listings:
@@ -541,10 +538,8 @@ class Daemon:
     def _cost_full_syncs(self) -> None:
         """What the next full syncs will cost, for the plan: the last one's cost without its price
         fill, plus the fill the next one will still do (none once every night is read)."""
-        least = math.ceil(self.settings.daily_quota * DAEMON_PRICE_READ_SHARE)
-        if self._clients:
-            least = math.ceil(self._clients[0].gate.quota * DAEMON_PRICE_READ_SHARE)
-        self.costs.full_sync = self._warm_cost + min(self._unread.nights, least)
+        quota = self._clients[0].gate.quota if self._clients else self.settings.daily_quota
+        self.costs.full_sync = self._warm_cost + min(self._unread.nights, least_price_reads(quota))
 
     @property
     def _warm_cost(self) -> int:
@@ -567,10 +562,9 @@ class Daemon:
     def _price_read_cap(self) -> int:
         """The price reads the run starting now may spend (:func:`.planning.price_read_allowance`)."""
         gate = self._clients[0].gate
-        allowance = price_read_allowance(
+        return price_read_allowance(
             self.settings, gate.snapshot(), self._day_costs(), resets_at=gate.resets_at(), now=self.clock()
         )
-        return allowance.reads
 
     def fill_reads_per_day(self) -> int:
         """Price reads of unread nights a whole day of the plan affords (for the read-by date)."""
@@ -687,6 +681,11 @@ class Daemon:
                 self.metrics.pms_read_time.labels(self.property_id, kind.value).set(read_at.timestamp())
 
     async def _learn(self, report: SyncReport) -> None:
+        if report.kind == DETECT and report.pms.price_fill_reads:  # it read unread nights near today
+            self._unread = await asyncio.to_thread(
+                stored_unread_prices, self.store, self.context, self.clock().date()
+            )
+            self.metrics.prices_unread_nights.labels(self.property_id).set(self._unread.nights)
         seen = changes_seen(report)
         if seen:
             await asyncio.to_thread(

@@ -31,7 +31,6 @@ import math
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
-from decimal import Decimal
 
 from roomsync.adapters.client import QuotaExhausted, ServiceClient
 from roomsync.adapters.store import Store
@@ -62,7 +61,7 @@ from roomsync.app.sync.pms import (
     read_free_rooms,
     read_pms,
 )
-from roomsync.app.sync.prices import PmsPrices
+from roomsync.app.sync.prices import PmsPrices, cached_night_prices
 from roomsync.app.sync.recorder import RunRecorder
 from roomsync.app.sync.report import ListingOutcome, ListingStatus, SyncReport
 from roomsync.core.catalog.types import Priority
@@ -715,13 +714,10 @@ class SyncEngine:
 
     def _cached_prices(self, mapping: Mapping, room_types: set[int], first: date, last: date) -> PmsPrices:
         """The PMS prices the store holds for ``room_types`` over ``first..last`` (no request)."""
-        prices: dict[int, dict[date, Decimal]] = {}
-        for room_type_id in sorted(room_types):
-            rows = self.store.pms_prices.read_night_prices(self.property_id, room_type_id, first, last)
-            prices[room_type_id] = {
-                night: row.price for night, row in rows.items() if row.currency == mapping.currency
-            }
-        return PmsPrices(prices=prices)
+        cached = cached_night_prices(
+            self.store.pms_prices, self.property_id, room_types, first, last, mapping.currency
+        )
+        return PmsPrices(prices=cached)
 
     async def _poll(self, report: SyncReport, closures: Closures | None = None) -> None:
         """Read the free rooms and push every listing whose calendar changed, from the ledger;
@@ -755,26 +751,25 @@ class SyncEngine:
 
     async def detection_windows(self) -> list[Window]:
         """The windows the next detection will read when nothing changed (no request): its cost."""
-        mapping = await self._mapping()
         first, near, _ = self._near_nights()
-        located = await asyncio.to_thread(self.sync_state.located_closures, self.property_id)
-        types, _ = await self._watched_types(mapping)
-        closed = remembered_closures(located, first, near)
-        known = {t: spans_of(nights) for t, nights in closed.items() if t in types and nights}
-        return check_windows(first, near, known, self.options.price_window_nights)
+        return await self._check_windows(first, near)
 
     async def warm_full_sync_cost(self) -> int:
         """What a full sync costs when nothing changed and every price is cached (no request): the
         free rooms and the closure check's windows over the horizon (docs/sync.md). A first full
         sync costs far more (the price fill, the closures located, every listing written whole),
         and the daemon must not plan the day's later full syncs at that cost."""
-        mapping = await self._mapping()
         nights = self._horizon()
+        return 1 + len(await self._check_windows(nights[0], nights[-1]))
+
+    async def _check_windows(self, first: date, last: date) -> list[Window]:
+        """The closure check's windows over ``first..last`` around the closures the store knows."""
+        mapping = await self._mapping()
         located = await asyncio.to_thread(self.sync_state.located_closures, self.property_id)
         types, _ = await self._watched_types(mapping)
-        closed = remembered_closures(located, nights[0], nights[-1])
-        known = {t: spans_of(n) for t, n in closed.items() if t in types and n}
-        return 1 + len(check_windows(nights[0], nights[-1], known, self.options.price_window_nights))
+        closed = remembered_closures(located, first, last)
+        known = {t: spans_of(nights) for t, nights in closed.items() if t in types and nights}
+        return check_windows(first, last, known, self.options.price_window_nights)
 
     def _near_nights(self) -> tuple[date, date, list[date]]:
         nights = self._horizon()

@@ -107,12 +107,8 @@ async def detect_prices(
     ``answered``: windows already read (the closure check's); the plan is cut at their starts and
     a planned window among them is settled from its answer, without a request."""
     types = sorted(set(room_type_ids))
-    cached: dict[tuple[int, date], Decimal] = {}
-    for room_type_id in types:
-        rows = await asyncio.to_thread(cache.read_night_prices, property_id, room_type_id, first, last)
-        for night, row in rows.items():
-            if row.currency.upper() == currency:  # a price in another currency is not a price here
-                cached[(room_type_id, night)] = row.price
+    per_type = await asyncio.to_thread(cached_night_prices, cache, property_id, types, first, last, currency)
+    cached = {(t, night): price for t, nights in per_type.items() for night, price in nights.items()}
     known = dict(answered or {})
     breaks = {window.first_night for window in known}
     state = plan_detection(types, first, last, cached, window_nights=window_nights, breaks=breaks)
@@ -123,10 +119,13 @@ async def detect_prices(
             free += 1
     result = PmsPrices(prices={})
 
+    saved: set[tuple[int, date]] = set()
+
     async def save_learned(learned: Mapping[tuple[int, date], Decimal | None]) -> None:
         priced = {key: price for key, price in learned.items() if price is not None}
         if priced:
             await asyncio.to_thread(_save_prices, cache, property_id, priced, currency, now)
+            saved.update(priced)
 
     state, stopped, failed, fill_reads = await _run_reads(
         read, state, set(types), currency, max_reads + free, concurrency, save_learned
@@ -141,7 +140,8 @@ async def detect_prices(
     result.learned = len(found.learned)
     result.changed = len(found.changed)
     fresh = updated_cache(state)
-    await asyncio.to_thread(_save, cache, property_id, types, found.learned, fresh, currency, now)
+    unsaved = {key: price for key, price in found.learned.items() if key not in saved}
+    await asyncio.to_thread(_save, cache, property_id, types, unsaved, fresh, currency, now)
     for (room_type_id, night), price in fresh.items():
         if first <= night <= last:
             result.prices.setdefault(room_type_id, {})[night] = price
@@ -151,6 +151,23 @@ async def detect_prices(
     result.unread_nights = len(unread)
     result.first_unread = unread[0] if unread else None
     return result
+
+
+def cached_night_prices(
+    cache: PmsPriceCache,
+    property_id: str,
+    room_type_ids: Collection[int],
+    first: date,
+    last: date,
+    currency: str,
+) -> dict[int, dict[date, Decimal]]:
+    """The nightly prices the cache holds per room type over ``first..last`` (no request); a price
+    in another currency is not a price here."""
+    prices: dict[int, dict[date, Decimal]] = {}
+    for room_type_id in sorted(room_type_ids):
+        rows = cache.read_night_prices(property_id, room_type_id, first, last)
+        prices[room_type_id] = {n: row.price for n, row in rows.items() if row.currency.upper() == currency}
+    return prices
 
 
 def unread_nights(
@@ -257,7 +274,8 @@ def _save_prices(
     currency: str,
     now: datetime,
 ) -> None:
-    """Save fresh nightly prices as they come (the run's end saves them all again with the rest)."""
+    """Save fresh nightly prices as they come (the run's end saves what no batch did, and a room
+    type's whole cache again where the PMS stopped pricing a night)."""
     per_type: dict[int, dict[date, Decimal]] = {}
     for (room_type_id, night), price in priced.items():
         per_type.setdefault(room_type_id, {})[night] = price
