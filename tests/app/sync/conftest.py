@@ -10,15 +10,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sync_harness import NOW, Control, Emulator, EngineFactory, settings_for
+from sync_harness import NOW, Control, Emulator, SyncFactory, settings_for
 
 from roomsync.adapters.client import RetryPolicy, ServiceClient
 from roomsync.adapters.store import Store, open_store, upgrade_to_head
-from roomsync.app.sync import SyncEngine, SyncOptions
+from roomsync.app.sync.runs.property_sync import PropertySync, SyncOptions
 from roomsync.emulator.app import create_app
 from roomsync.emulator.clock import EmulatorClock
 from roomsync.emulator.scenario import build_state
 from roomsync.emulator.server import serve_in_thread
+from roomsync.metrics import Metrics
 from roomsync.property import PropertyContext
 from support.postgres import scratch_postgres_database
 
@@ -70,22 +71,24 @@ def property_id() -> str:
 
 
 @pytest.fixture
-async def make_engine(
+async def make_sync(
     emulator: Emulator, control: Control, tmp_path: Path, property_id: str
-) -> AsyncIterator[EngineFactory]:
-    """Engines on the emulator with the real client; each gets a fresh client (a new process)."""
+) -> AsyncIterator[SyncFactory]:
+    """A property's runs on the emulator with the real client; each gets a fresh client (a new
+    process)."""
     clients: list[ServiceClient] = []
 
-    def make(store: Store, **settings: Any) -> SyncEngine:
+    def make(store: Store, metrics: Metrics | None = None, **settings: Any) -> PropertySync:
         chosen = PropertyContext.of(settings_for(emulator.url, tmp_path, property_id=property_id, **settings))
         client = ServiceClient(
             chosen, budget_store=store.budget, token_store=store.tokens, retry=FAST_RETRIES, clock=lambda: NOW
         )
         clients.append(client)
-        return SyncEngine(
+        return PropertySync.of(
             chosen,
             store,
             client,
+            metrics=metrics,
             clock=lambda: NOW,
             options=SyncOptions(concurrency=4),
         )

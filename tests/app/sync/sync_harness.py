@@ -1,7 +1,7 @@
 """Helpers of the sync-engine tests: the emulator's control surface, an independent model of what
 the channel should show, and a mapping of the demo hotel built from the scenario's own hints.
 
-"Expected" values here never come from the engine: free rooms are read from the emulator's
+"Expected" values here never come from the sync: free rooms are read from the emulator's
 ``/_emulator/pms/availability`` read-back, closures and rack-rate prices from the emulator's PMS
 state, and the channel from ``/_emulator/channel/calendar`` and ``/_emulator/channel-manager/prices``.
 """
@@ -17,9 +17,10 @@ from typing import Any, Protocol
 import httpx
 
 from roomsync.adapters.store import Store
-from roomsync.app.sync import SyncEngine
 from roomsync.app.sync.mapping_io import parse_mapping_toml
+from roomsync.app.sync.runs.property_sync import PropertySync
 from roomsync.emulator.state import EmulatorState
+from roomsync.metrics import Metrics
 from roomsync.settings import Settings
 
 NOW = datetime.now(UTC).replace(microsecond=0)
@@ -41,8 +42,8 @@ class Emulator:
     state: EmulatorState
 
 
-class EngineFactory(Protocol):
-    def __call__(self, store: Store, **settings: Any) -> SyncEngine: ...
+class SyncFactory(Protocol):
+    def __call__(self, store: Store, metrics: Metrics | None = None, **settings: Any) -> PropertySync: ...
 
 
 def load_demo_mapping(store: Store, settings: Settings, state: EmulatorState) -> None:

@@ -1,4 +1,4 @@
-"""The closure and price detection (``SyncEngine.detect_changes``) against the emulator.
+"""The closure and price detection (``roomsync.app.sync.runs.detect``) against the emulator.
 
 What it costs is counted in the emulator's request log, what it brings about is judged against
 the emulator's PMS and channel read-backs, never against the engine's own view.
@@ -15,7 +15,7 @@ from sync_harness import (
     PUT_INVENTORY,
     Control,
     Emulator,
-    EngineFactory,
+    SyncFactory,
     channel_mismatches,
     closure_check_reads,
     connected_mismatches,
@@ -23,7 +23,12 @@ from sync_harness import (
 )
 
 from roomsync.adapters.store import Store
-from roomsync.app.sync import ListingStatus, SyncEngine
+from roomsync.app.sync import ListingStatus
+from roomsync.app.sync.runs.detect import detect_changes
+from roomsync.app.sync.runs.full_sync import sync_property
+from roomsync.app.sync.runs.property_sync import PropertySync
+from roomsync.app.sync.runs.reconcile import reconcile
+from roomsync.app.sync.runs.resync import resync
 
 FIRST = NOW.date()
 LAST = FIRST + timedelta(days=HORIZON - 1)
@@ -42,22 +47,20 @@ def assert_converged(emulator: Emulator, control: Control) -> None:
     assert connected_mismatches(emulator.state, control, FIRST, LAST) == []
 
 
-async def synced(
-    make_engine: EngineFactory, store: Store, emulator: Emulator, control: Control
-) -> SyncEngine:
-    engine = make_engine(store, detect_nights=DETECT_NIGHTS)
-    load_demo_mapping(store, engine.settings, emulator.state)
-    assert (await engine.sync_property()).result == "ok"
+async def synced(make_sync: SyncFactory, store: Store, emulator: Emulator, control: Control) -> PropertySync:
+    sync = make_sync(store, detect_nights=DETECT_NIGHTS)
+    load_demo_mapping(store, sync.settings, emulator.state)
+    assert (await sync_property(sync)).result == "ok"
     control.clear_log()
-    return engine
+    return sync
 
 
 async def test_nothing_changed_costs_the_check_of_the_near_nights_only(
-    emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
 ) -> None:
-    engine = await synced(make_engine, sqlite_store, emulator, control)
+    sync = await synced(make_sync, sqlite_store, emulator, control)
 
-    report = await engine.detect_changes()
+    report = await detect_changes(sync)
 
     assert report.result == "ok" and report.listings == []
     # the room types of the listings roomsync may push to (a type whose listings are all
@@ -70,12 +73,12 @@ async def test_nothing_changed_costs_the_check_of_the_near_nights_only(
 
 
 async def test_a_closure_a_second_closure_and_a_reopening_reach_the_channel(
-    emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
 ) -> None:
-    engine = await synced(make_engine, sqlite_store, emulator, control)
+    sync = await synced(make_sync, sqlite_store, emulator, control)
     control.call("POST", "/pms/close", {"dateFrom": night(10), "dateTo": night(11), "roomTypeId": 1})
 
-    closed = await engine.detect_changes()
+    closed = await detect_changes(sync)
 
     assert closed.result == "ok" and closed.pms.closures_changed == (1,)
     written = {o.listing_id for o in closed.listings if o.status is ListingStatus.WRITTEN}
@@ -87,7 +90,7 @@ async def test_a_closure_a_second_closure_and_a_reopening_reach_the_channel(
     # a second closure of the same room type: the check reads around the known one and sees it
     control.clear_log()
     control.call("POST", "/pms/close", {"dateFrom": night(30), "dateTo": night(30), "roomTypeId": 1})
-    second = await engine.detect_changes()
+    second = await detect_changes(sync)
     assert second.pms.closures_changed == (1,)
     assert_converged(emulator, control)
 
@@ -95,7 +98,7 @@ async def test_a_closure_a_second_closure_and_a_reopening_reach_the_channel(
     control.call(
         "POST", "/pms/close", {"dateFrom": night(10), "dateTo": night(11), "roomTypeId": 1, "open": True}
     )
-    lifted = await engine.detect_changes()
+    lifted = await detect_changes(sync)
     assert lifted.pms.closures_changed == (1,) and lifted.pms.closures_located == ()
     assert_converged(emulator, control)
     days = control.calendar(ROOM_TYPE_LISTING, FIRST + timedelta(days=10), FIRST + timedelta(days=11))
@@ -103,9 +106,9 @@ async def test_a_closure_a_second_closure_and_a_reopening_reach_the_channel(
 
 
 async def test_a_price_change_reaches_the_listing_and_the_connected_channels(
-    emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
 ) -> None:
-    engine = await synced(make_engine, sqlite_store, emulator, control)
+    sync = await synced(make_sync, sqlite_store, emulator, control)
     for room_type_id in (1, 2):  # type 1 also feeds the connected channels
         control.call(
             "POST",
@@ -113,7 +116,7 @@ async def test_a_price_change_reaches_the_listing_and_the_connected_channels(
             {"roomTypeId": room_type_id, "dateFrom": night(30), "dateTo": night(33), "price": "123.45"},
         )
 
-    report = await engine.detect_changes()
+    report = await detect_changes(sync)
 
     assert report.result == "ok" and report.pms.prices_changed > 0
     written = {o.listing_id for o in report.listings if o.status is ListingStatus.WRITTEN}
@@ -124,38 +127,38 @@ async def test_a_price_change_reaches_the_listing_and_the_connected_channels(
 
 
 async def test_a_change_beyond_the_near_nights_waits_for_the_full_sync(
-    emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
 ) -> None:
-    engine = await synced(make_engine, sqlite_store, emulator, control)
+    sync = await synced(make_sync, sqlite_store, emulator, control)
     far = DETECT_NIGHTS + 10
     control.call("POST", "/pms/close", {"dateFrom": night(far), "dateTo": night(far), "roomTypeId": 2})
 
-    quiet = await engine.detect_changes()
+    quiet = await detect_changes(sync)
     assert quiet.listings == [] and channel_mismatches(emulator.state, control, FIRST, LAST)
 
-    full = await engine.sync_property()
+    full = await sync_property(sync)
     assert full.result == "ok"
     assert_converged(emulator, control)
 
 
 async def test_a_closure_lifted_on_some_of_its_nights_is_found_by_the_reconciliation(
-    emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
 ) -> None:
-    engine = await synced(make_engine, sqlite_store, emulator, control)
+    sync = await synced(make_sync, sqlite_store, emulator, control)
     control.call("POST", "/pms/close", {"dateFrom": night(10), "dateTo": night(14), "roomTypeId": 1})
-    assert (await engine.detect_changes()).pms.closures_changed == (1,)
+    assert (await detect_changes(sync)).pms.closures_changed == (1,)
     assert_converged(emulator, control)
     control.call(
         "POST", "/pms/close", {"dateFrom": night(12), "dateTo": night(12), "roomTypeId": 1, "open": True}
     )
 
     # the check's blind spot, by design: the run's window still reads closed
-    blind = await engine.detect_changes()
+    blind = await detect_changes(sync)
     assert blind.pms.closures_changed == ()
     assert channel_mismatches(emulator.state, control, FIRST, LAST) != []
 
     control.clear_log()
-    reconciled = await engine.reconcile()
+    reconciled = await reconcile(sync)
 
     assert reconciled.result == "ok" and 1 in reconciled.pms.closures_located
     assert_converged(emulator, control)
@@ -164,16 +167,16 @@ async def test_a_closure_lifted_on_some_of_its_nights_is_found_by_the_reconcilia
 
 
 async def test_a_resync_finds_a_closure_lifted_on_some_of_its_nights(
-    emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
 ) -> None:
-    engine = await synced(make_engine, sqlite_store, emulator, control)
+    sync = await synced(make_sync, sqlite_store, emulator, control)
     control.call("POST", "/pms/close", {"dateFrom": night(20), "dateTo": night(22), "roomTypeId": 1})
-    assert (await engine.detect_changes()).pms.closures_changed == (1,)
+    assert (await detect_changes(sync)).pms.closures_changed == (1,)
     control.call(
         "POST", "/pms/close", {"dateFrom": night(22), "dateTo": night(22), "roomTypeId": 1, "open": True}
     )
 
-    resynced = await engine.resync()
+    resynced = await resync(sync)
 
     assert resynced.result == "ok"
     assert_converged(emulator, control)

@@ -11,11 +11,12 @@ import tomllib
 from datetime import timedelta
 from pathlib import Path
 
-from sync_harness import NOW, PUT_INVENTORY, Control, Emulator, EngineFactory, load_demo_mapping
+from sync_harness import NOW, PUT_INVENTORY, Control, Emulator, SyncFactory, load_demo_mapping
 from test_sync_cli import cli_env, run
 
 from roomsync.adapters.store import Store
 from roomsync.app.sync import ListingStatus
+from roomsync.app.sync.runs.full_sync import sync_property
 
 
 def suggested(tmp_path: Path, env: dict[str, str]) -> str:
@@ -64,11 +65,11 @@ def test_load_refuses_entries_the_service_does_not_have_one_line_each(
 
 
 async def test_a_room_type_gone_from_the_pms_pauses_its_listings_and_never_closes_them(
-    emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
 ) -> None:
-    engine = make_engine(sqlite_store)
-    load_demo_mapping(sqlite_store, engine.settings, emulator.state)
-    first = await engine.sync_property()
+    sync = make_sync(sqlite_store)
+    load_demo_mapping(sqlite_store, sync.settings, emulator.state)
+    first = await sync_property(sync)
     assert first.result == "ok"
     doubles = [o for o in first.listings if o.room_type_id == 1]
     assert doubles and all(o.status in (ListingStatus.WRITTEN, ListingStatus.UNCHANGED) for o in doubles)
@@ -79,7 +80,7 @@ async def test_a_room_type_gone_from_the_pms_pauses_its_listings_and_never_close
     for room_id in gone:  # the hotel deletes the room type's rooms in the PMS
         del pms.rooms[room_id]
     control.clear_log()
-    second = await make_engine(sqlite_store).sync_property()
+    second = await sync_property(make_sync(sqlite_store))
 
     paused = [o for o in second.listings if o.room_type_id == 1]
     assert paused and all(o.status is ListingStatus.PAUSED for o in paused), paused
@@ -87,12 +88,13 @@ async def test_a_room_type_gone_from_the_pms_pauses_its_listings_and_never_close
     after = control.calendar("41000003", NOW.date(), NOW.date() + timedelta(days=30))
     assert after == before, "the listing of a vanished room type was written"
     state = next(
-        s for s in sqlite_store.listing_states.list_listing_states(engine.property_id)
+        s
+        for s in sqlite_store.listing_states.list_listing_states(sync.property_id)
         if s.listing.listing_id == "41000003"
     )
     assert state.paused and "room type 1" in (state.pause_reason or "")
 
     pms.rooms.update(gone)  # back: the pause lifts itself at the next sync
-    third = await make_engine(sqlite_store).sync_property()
+    third = await sync_property(make_sync(sqlite_store))
     assert all(o.status is not ListingStatus.PAUSED for o in third.listings if o.room_type_id == 1)
     assert control.counts().get(PUT_INVENTORY, 0) >= 0

@@ -8,11 +8,13 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
 
-from sync_harness import HORIZON, NOW, Control, Emulator, EngineFactory, load_demo_mapping, nightly_price
+from sync_harness import HORIZON, NOW, Control, Emulator, SyncFactory, load_demo_mapping, nightly_price
 
 from roomsync.adapters.store import Store
 from roomsync.adapters.store.webhook_records import ChannelBooking, CheckoutAnswer, SqlWebhookRecords
 from roomsync.app.night_story import night_story, story_lines
+from roomsync.app.sync.runs.full_sync import sync_property
+from roomsync.app.sync.runs.resync import resync
 from roomsync.core.api.channel import Availability, InventoryOperation, InventoryUpdate
 from roomsync.core.history import EntryKind
 from roomsync.core.ports import ListingKey, RateKey
@@ -48,15 +50,15 @@ def pms_now(emulator: Emulator, control: Control) -> PmsAtRun:
 
 
 async def test_every_night_of_a_synced_listing_is_explained_by_its_history(
-    emulator: Emulator, control: Control, make_engine: EngineFactory, store_on: Store
+    emulator: Emulator, control: Control, make_sync: SyncFactory, store_on: Store
 ) -> None:
-    engine = make_engine(store_on)
-    load_demo_mapping(store_on, engine.settings, emulator.state)
-    pid = engine.property_id
+    sync = make_sync(store_on)
+    load_demo_mapping(store_on, sync.settings, emulator.state)
+    pid = sync.property_id
     pms_of_run: dict[int, PmsAtRun] = {}
 
     before = pms_now(emulator, control)
-    first = await engine.sync_property()
+    first = await sync_property(sync)
     assert first.result == "ok" and first.run_id is not None
     pms_of_run[first.run_id] = before
     # the cold start wrote every night: runs of nights, not a row per night and field
@@ -80,7 +82,7 @@ async def test_every_night_of_a_synced_listing_is_explained_by_its_history(
         },
     )
     before = pms_now(emulator, control)
-    second = await engine.sync_property()
+    second = await sync_property(sync)
     assert second.result == "ok" and second.run_id is not None
     pms_of_run[second.run_id] = before
 
@@ -120,9 +122,10 @@ async def test_every_night_of_a_synced_listing_is_explained_by_its_history(
             story = night_story(store_on, pid, "connected", f"{push.room_type_id}/standard", night)
             entry = story.current["price"]
             assert entry.kind is EntryKind.PRICE_PUSH and Decimal(str(entry.new)) == pushed.price
-            assert Decimal(str(entry.facts["pms_price"])) == pms_of_run[entry.run_id or 0].room_type_prices[
-                push.room_type_id
-            ][night]
+            assert (
+                Decimal(str(entry.facts["pms_price"]))
+                == pms_of_run[entry.run_id or 0].room_type_prices[push.room_type_id][night]
+            )
 
     # the closed night: its history goes back to the front desk's change
     story = night_story(store_on, pid, ACCOUNT, DOUBLES, closed_from)
@@ -140,15 +143,15 @@ async def test_every_night_of_a_synced_listing_is_explained_by_its_history(
 
 
 async def test_old_history_is_pruned_and_a_drift_is_recorded(
-    emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
 ) -> None:
-    engine = make_engine(sqlite_store)
-    load_demo_mapping(sqlite_store, engine.settings, emulator.state)
-    pid = engine.property_id
-    assert (await engine.sync_property()).result == "ok"
+    sync = make_sync(sqlite_store)
+    load_demo_mapping(sqlite_store, sync.settings, emulator.state)
+    pid = sync.property_id
+    assert (await sync_property(sync)).result == "ok"
     night = FIRST + timedelta(days=5)
     # the host changes the channel behind roomsync's back; a resync reads it and repairs it
-    await engine.client.update_inventory(
+    await sync.client.update_inventory(
         InventoryUpdate(
             account_id=ACCOUNT,
             listing_id=DOUBLES,
@@ -159,7 +162,7 @@ async def test_old_history_is_pruned_and_a_drift_is_recorded(
             ],
         )
     )
-    report = await engine.resync([ListingKey(pid, ACCOUNT, DOUBLES)], night, night)
+    report = await resync(sync, [ListingKey(pid, ACCOUNT, DOUBLES)], night, night)
     assert report.result == "ok"
     entries = sqlite_store.history.entries(pid, ACCOUNT, DOUBLES, night, night)
     kinds = [(e.kind, e.field, e.old, e.new) for e in entries]
@@ -172,12 +175,12 @@ async def test_old_history_is_pruned_and_a_drift_is_recorded(
 
 
 async def test_guest_checks_and_bookings_are_in_the_nights_timeline(
-    emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
 ) -> None:
-    engine = make_engine(sqlite_store)
-    load_demo_mapping(sqlite_store, engine.settings, emulator.state)
-    pid = engine.property_id
-    assert (await engine.sync_property()).result == "ok"
+    sync = make_sync(sqlite_store)
+    load_demo_mapping(sqlite_store, sync.settings, emulator.state)
+    pid = sync.property_id
+    assert (await sync_property(sync)).result == "ok"
     start = FIRST + timedelta(days=20)
     records = SqlWebhookRecords(sqlite_store.engine)
     records.record_answers(

@@ -6,6 +6,7 @@ Convergence is judged against the emulator's own PMS state and channel read-back
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date, timedelta
 from typing import Any
 
@@ -18,7 +19,7 @@ from sync_harness import (
     READ_INVENTORY,
     Control,
     Emulator,
-    EngineFactory,
+    SyncFactory,
     channel_mismatches,
     closure_check_reads,
     connected_mismatches,
@@ -30,6 +31,11 @@ from roomsync.adapters.store.availability_view import SqlAvailabilityView
 from roomsync.adapters.store.webhook_records import ChannelBooking, SqlWebhookRecords
 from roomsync.app.daemon.observe import set_listing_gauges
 from roomsync.app.sync import ListingStatus, PricesResult, SyncOptions
+from roomsync.app.sync.runs.full_sync import sync_property
+from roomsync.app.sync.runs.plan import plan
+from roomsync.app.sync.runs.poll import poll
+from roomsync.app.sync.runs.push import push_nights
+from roomsync.app.sync.runs.resync import ResyncRequest, resync
 from roomsync.core.ports import ListingKey
 from roomsync.metrics import Metrics
 
@@ -53,13 +59,13 @@ def assert_converged(emulator: Emulator, control: Control) -> None:
 
 
 async def test_demo_property_converges_and_a_quiet_sync_costs_its_closure_check(
-    emulator: Emulator, control: Control, make_engine: EngineFactory, store_on: Store
+    emulator: Emulator, control: Control, make_sync: SyncFactory, store_on: Store
 ) -> None:
-    engine = make_engine(store_on)
-    load_demo_mapping(store_on, engine.settings, emulator.state)
+    sync = make_sync(store_on)
+    load_demo_mapping(store_on, sync.settings, emulator.state)
     assert channel_mismatches(emulator.state, control, FIRST, LAST), "the demo channel starts stale"
 
-    first = await engine.sync_property()
+    first = await sync_property(sync)
 
     assert first.result == "ok", first.error
     assert_converged(emulator, control)
@@ -76,7 +82,7 @@ async def test_demo_property_converges_and_a_quiet_sync_costs_its_closure_check(
 
     # a new engine and client, as after a restart: only the store remains
     control.clear_log()
-    second = await make_engine(store_on).sync_property()
+    second = await sync_property(make_sync(store_on))
 
     assert second.result == "ok"
     assert control.writes() == 0
@@ -85,18 +91,18 @@ async def test_demo_property_converges_and_a_quiet_sync_costs_its_closure_check(
     assert check > 1  # the demo has room-type closures: the check reads around them
     assert control.total() == 1 + check, control.counts()
     assert all(o.status in (ListingStatus.UNCHANGED, ListingStatus.PAUSED) for o in second.listings)
-    runs = store_on.sync_runs.recent_runs(engine.property_id)
+    runs = store_on.sync_runs.recent_runs(sync.property_id)
     assert [run.kind for run in runs] == ["sync", "sync"]
     assert runs[0].requests_spent == control.total() and runs[0].operations == 0
     assert runs[1].operations == first.operations > 0 and runs[1].price_elements == len(first.prices.elements)
 
 
 async def test_front_desk_changes_reach_the_channel_on_the_next_sync(
-    emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
 ) -> None:
-    engine = make_engine(sqlite_store)
-    load_demo_mapping(sqlite_store, engine.settings, emulator.state)
-    await engine.sync_property()
+    sync = make_sync(sqlite_store)
+    load_demo_mapping(sqlite_store, sync.settings, emulator.state)
+    await sync_property(sync)
     free = control.free_rooms(FIRST, LAST)[1]
     start = next(n for n in sorted(free) if n > FIRST and free[n] > 0 and free[n + timedelta(days=1)] > 0)
     control.call(
@@ -135,7 +141,7 @@ async def test_front_desk_changes_reach_the_channel_on_the_next_sync(
     )
     control.clear_log()
 
-    report = await engine.sync_property()
+    report = await sync_property(sync)
 
     assert report.result == "ok"
     assert_converged(emulator, control)
@@ -148,11 +154,11 @@ async def test_front_desk_changes_reach_the_channel_on_the_next_sync(
 
 @pytest.mark.parametrize("broken", ["calendar", "channel_prices"])
 async def test_a_crash_between_the_write_and_the_ledger_converges_on_the_next_sync(
-    emulator: Emulator, control: Control, make_engine: EngineFactory, store_on: Store, broken: str
+    emulator: Emulator, control: Control, make_sync: SyncFactory, store_on: Store, broken: str
 ) -> None:
-    engine = make_engine(store_on)
-    load_demo_mapping(store_on, engine.settings, emulator.state)
-    await engine.sync_property()
+    sync = make_sync(store_on)
+    load_demo_mapping(store_on, sync.settings, emulator.state)
+    await sync_property(sync)
     control.call(
         "POST",
         "/pms/book",
@@ -180,12 +186,12 @@ async def test_a_crash_between_the_write_and_the_ledger_converges_on_the_next_sy
     control.clear_log()
 
     with pytest.raises(RuntimeError, match="the process died"):
-        await engine.sync_property()
+        await sync_property(sync)
 
     assert control.counts()[PUT_INVENTORY] == 1  # the write reached the channel, the ledger missed it
     store_on.__dict__[broken] = port
     control.clear_log()
-    repaired = await make_engine(store_on).sync_property()
+    repaired = await sync_property(make_sync(store_on))
 
     assert repaired.result == "ok"
     assert_converged(emulator, control)
@@ -194,7 +200,7 @@ async def test_a_crash_between_the_write_and_the_ledger_converges_on_the_next_sy
     else:
         assert control.counts()[POST_PRICES] == 1 and control.counts().get(PUT_INVENTORY, 0) == 0
     control.clear_log()
-    assert (await engine.sync_property()).result == "ok" and control.writes() == 0
+    assert (await sync_property(sync)).result == "ok" and control.writes() == 0
 
 
 class FailsOnce:
@@ -216,17 +222,17 @@ class FailsOnce:
 
 
 async def test_paused_and_unconnected_listings_are_skipped_and_said_so(
-    emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
 ) -> None:
-    engine = make_engine(sqlite_store)
-    engine.metrics = metrics = Metrics()
-    load_demo_mapping(sqlite_store, engine.settings, emulator.state)
+    metrics = Metrics()
+    sync = make_sync(sqlite_store, metrics=metrics)
+    load_demo_mapping(sqlite_store, sync.settings, emulator.state)
     sqlite_store.listing_states.set_paused(
-        ListingKey(engine.property_id, *DOUBLES), True, "unlinked by the host"
+        ListingKey(sync.property_id, *DOUBLES), True, "unlinked by the host"
     )
     untouched = {lid: control.calendar(lid, FIRST, LAST) for lid in ("41000003", "41000005", "41000006")}
 
-    report = await engine.sync_property()
+    report = await sync_property(sync)
 
     reasons = {o.listing_id: o.reason for o in report.listings if o.status is ListingStatus.PAUSED}
     assert reasons["41000003"] == "unlinked by the host"
@@ -234,8 +240,8 @@ async def test_paused_and_unconnected_listings_are_skipped_and_said_so(
     for listing_id, before in untouched.items():
         assert control.calendar(listing_id, FIRST, LAST) == before
     assert control.counts()[PUT_INVENTORY] == 3  # the two studios and the twins
-    set_listing_gauges(metrics, sqlite_store, engine.context)  # as the daemon does after each job
-    paused = {"property": engine.property_id}
+    set_listing_gauges(metrics, sqlite_store, sync.context)  # as the daemon does after each job
+    paused = {"property": sync.property_id}
     sample = metrics.registry.get_sample_value
     assert sample("roomsync_paused_listings", paused | {"reason": "not_connected"}) == 2
     assert sample("roomsync_paused_listings", paused | {"reason": "unlinked"}) == 1
@@ -243,49 +249,49 @@ async def test_paused_and_unconnected_listings_are_skipped_and_said_so(
 
 
 async def test_plan_sends_no_write_and_the_sync_after_it_reads_nothing_twice(
-    emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
 ) -> None:
-    engine = make_engine(sqlite_store)
-    load_demo_mapping(sqlite_store, engine.settings, emulator.state)
+    sync = make_sync(sqlite_store)
+    load_demo_mapping(sqlite_store, sync.settings, emulator.state)
     before = control.calendar("41000001", FIRST, LAST)
 
-    plan = await engine.plan()
+    planned = await plan(sync)
 
     assert (
-        plan.result == "planned"
-        and plan.planned_operations > 0
-        and plan.prices.result is PricesResult.PLANNED
+        planned.result == "planned"
+        and planned.planned_operations > 0
+        and planned.prices.result is PricesResult.PLANNED
     )
     assert control.writes() == 0 and control.calendar("41000001", FIRST, LAST) == before
-    assert sqlite_store.sync_runs.recent_runs(engine.property_id) == []
+    assert sqlite_store.sync_runs.recent_runs(sync.property_id) == []
     reads = control.total()
-    assert plan.requests == reads
+    assert planned.requests == reads
     control.clear_log()
-    report = await engine.sync_property()
+    report = await sync_property(sync)
     # the channel reads, the cold price cache and the closures' locating were paid by the plan:
     # what is left is the free rooms and the closure check around the closures it located
     check = closure_check_reads(emulator.state, pushed_types(emulator), FIRST, LAST)
     assert control.counts().get(READ_INVENTORY, 0) == 0 and control.total() - control.writes() == 1 + check
-    assert report.operations == plan.planned_operations
+    assert report.operations == planned.planned_operations
     assert_converged(emulator, control)
 
 
 async def test_resync_repairs_drift_the_ledger_cannot_see(
-    emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
 ) -> None:
-    engine = make_engine(sqlite_store)
-    load_demo_mapping(sqlite_store, engine.settings, emulator.state)
-    await engine.sync_property()
+    sync = make_sync(sqlite_store)
+    load_demo_mapping(sqlite_store, sync.settings, emulator.state)
+    await sync_property(sync)
     drift = FIRST + timedelta(days=12)
     # someone else changes the channel calendar behind roomsync's back
-    await engine.client.update_inventory(_block_body(DOUBLES, drift, drift + timedelta(days=2)))
+    await sync.client.update_inventory(_block_body(DOUBLES, drift, drift + timedelta(days=2)))
     assert control.calendar("41000003", drift, drift)[drift]["availability"] == "unavailable"
-    await engine.sync_property()
+    await sync_property(sync)
     assert control.calendar("41000003", drift, drift)[drift]["availability"] == "unavailable"
     control.clear_log()
 
-    doubles = ListingKey(engine.property_id, *DOUBLES)
-    report = await engine.resync([doubles], drift - timedelta(days=3), drift + timedelta(days=10))
+    doubles = ListingKey(sync.property_id, *DOUBLES)
+    report = await resync(sync, [doubles], drift - timedelta(days=3), drift + timedelta(days=10))
 
     outcome = report.outcome(doubles)
     assert outcome is not None and outcome.status is ListingStatus.WRITTEN and outcome.read_channel
@@ -297,39 +303,39 @@ async def test_resync_repairs_drift_the_ledger_cannot_see(
 
 
 async def test_a_resync_of_a_few_nights_keeps_the_closures_located_outside_them(
-    emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
 ) -> None:
     """A resync of a date range (and its plan) reads the closures of those nights only: the store
     keeps the ones located elsewhere, which the polls and the guest checks use (forgotten, the next
     poll would open the closed nights on the channel, a guest check would answer yes for them)."""
-    engine = make_engine(sqlite_store)
-    load_demo_mapping(sqlite_store, engine.settings, emulator.state)
-    assert (await engine.sync_property()).result == "ok"
-    located = sqlite_store.sync_state.located_closures(engine.property_id)
+    sync = make_sync(sqlite_store)
+    load_demo_mapping(sqlite_store, sync.settings, emulator.state)
+    assert (await sync_property(sync)).result == "ok"
+    located = sqlite_store.sync_state.located_closures(sync.property_id)
     assert located.property_wide and located.room_types  # the demo's, 45 and 100 nights ahead
     first, last = FIRST + timedelta(days=2), FIRST + timedelta(days=4)
-    await engine.plan_resync([ListingKey(engine.property_id, *DOUBLES)], first, last)
-    assert (await engine.resync(None, first, last)).result == "ok"
-    assert sqlite_store.sync_state.located_closures(engine.property_id) == located
-    assert (await engine.poll_availability()).result == "ok"
+    await plan(sync, ResyncRequest([ListingKey(sync.property_id, *DOUBLES)], first, last))
+    assert (await resync(sync, None, first, last)).result == "ok"
+    assert sqlite_store.sync_state.located_closures(sync.property_id) == located
+    assert (await poll(sync)).result == "ok"
     assert_converged(emulator, control)
 
 
 async def test_a_full_sync_fills_the_guests_availability_view(
-    emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
 ) -> None:
     """The full sync reads which rooms are free over the horizon anyway: the webhook receiver's
     view takes that read, so a guest's check right after a first sync answers from it instead of
     reading the PMS while the guest waits (before, only a poll filled it, and a check between the
     first sync and the first poll found no availability at all)."""
-    engine = make_engine(sqlite_store)
-    load_demo_mapping(sqlite_store, engine.settings, emulator.state)
+    sync = make_sync(sqlite_store)
+    load_demo_mapping(sqlite_store, sync.settings, emulator.state)
     view = SqlAvailabilityView(sqlite_store.engine)
-    assert view.read_nights(engine.property_id, 1, [FIRST, LAST]) == {}
-    assert (await engine.sync_property()).result == "ok"
+    assert view.read_nights(sync.property_id, 1, [FIRST, LAST]) == {}
+    assert (await sync_property(sync)).result == "ok"
     free = control.free_rooms(FIRST, LAST)
     for room_type_id, per_night in free.items():
-        rows = view.read_nights(engine.property_id, room_type_id, per_night)
+        rows = view.read_nights(sync.property_id, room_type_id, per_night)
         assert {night: row.free_rooms for night, row in rows.items()} == per_night, room_type_id
         assert not any(row.stale for row in rows.values())
 
@@ -349,11 +355,11 @@ def _block_body(listing: tuple[str, str], first: date, last: date) -> Any:
 
 
 async def test_push_nights_writes_only_the_other_listings_of_the_room_type(
-    emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
 ) -> None:
-    engine = make_engine(sqlite_store)
-    load_demo_mapping(sqlite_store, engine.settings, emulator.state)
-    await engine.sync_property()
+    sync = make_sync(sqlite_store)
+    load_demo_mapping(sqlite_store, sync.settings, emulator.state)
+    await sync_property(sync)
     studios = control.free_rooms(FIRST, LAST)[4]
     night = next(n for n in sorted(studios) if n > FIRST and studios[n] > 0)
     free = studios[night]
@@ -370,30 +376,30 @@ async def test_push_nights_writes_only_the_other_listings_of_the_room_type(
         )
     control.clear_log()
 
-    report = await engine.push_nights(4, [night], exclude_listing_id="41000002")
+    report = await push_nights(sync, 4, [night], exclude_listing_id="41000002")
 
     assert report.result == "ok"
     assert control.counts() == {"POST /v1/Availability/Room": 1, PUT_INVENTORY: 1}
     assert [o.listing_id for o in report.listings] == ["41000001"]
     assert control.calendar("41000001", night, night)[night]["availability"] == "unavailable"
     assert control.calendar("41000002", night, night)[night]["availability"] == "available"
-    assert sqlite_store.sync_runs.recent_runs(engine.property_id, kind="push_nights")[0].result == "ok"
+    assert sqlite_store.sync_runs.recent_runs(sync.property_id, kind="push_nights")[0].result == "ok"
     # the next sync finds 41000001 in step and brings the excluded listing in step too
-    after_push = await engine.sync_property()
+    after_push = await sync_property(sync)
     statuses = {o.listing_id: o.status for o in after_push.listings}
     assert statuses["41000001"] is ListingStatus.UNCHANGED and statuses["41000002"] is ListingStatus.WRITTEN
     assert_converged(emulator, control)
 
 
 async def test_the_budget_stops_price_reads_first_and_the_cache_fills_over_syncs(
-    emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
 ) -> None:
     control.call("POST", "/quota", {"dailyQuota": 150})  # the server's quota wins over the setting
-    engine = make_engine(sqlite_store)
-    engine.options = SyncOptions(price_reads_per_sync=1000)
-    load_demo_mapping(sqlite_store, engine.settings, emulator.state)
+    sync = make_sync(sqlite_store)
+    sync = replace(sync, options=SyncOptions(price_reads_per_sync=1000))
+    load_demo_mapping(sqlite_store, sync.settings, emulator.state)
 
-    first = await engine.sync_property()
+    first = await sync_property(sync)
 
     # 15 % of 150 is kept back from price work: the detection stops and the connected push waits,
     # while availability (5 % kept back) still goes out to every listing
@@ -404,11 +410,11 @@ async def test_the_budget_stops_price_reads_first_and_the_cache_fills_over_syncs
         ListingStatus.WRITTEN
     ] * 4
     assert control.counts()[PUT_INVENTORY] == 4 and control.counts().get(POST_PRICES, 0) == 0
-    budget = engine.client.budget()
+    budget = sync.client.budget()
     assert budget.remaining >= 8  # the availability reserve was never touched
 
     control.call("POST", "/quota", {"dailyQuota": 3000})
-    second = await make_engine(sqlite_store).sync_property()
+    second = await sync_property(make_sync(sqlite_store))
 
     assert second.pms.prices_complete and second.result == "ok"
     assert second.pms.price_reads < HORIZON  # the nights cached by the first sync are not read again
@@ -416,11 +422,11 @@ async def test_the_budget_stops_price_reads_first_and_the_cache_fills_over_syncs
 
 
 async def test_a_room_type_listing_counts_its_own_reservations_once_the_pms_holds_them(
-    emulator: Emulator, control: Control, make_engine: EngineFactory, sqlite_store: Store
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
 ) -> None:
-    engine = make_engine(sqlite_store)
-    load_demo_mapping(sqlite_store, engine.settings, emulator.state)
-    await engine.sync_property()
+    sync = make_sync(sqlite_store)
+    load_demo_mapping(sqlite_store, sync.settings, emulator.state)
+    await sync_property(sync)
     free = control.free_rooms(FIRST, LAST)[1]
     start = next(n for n in sorted(free) if n > FIRST and free[n] > 1 and free[n + timedelta(days=1)] > 1)
     end = start + timedelta(days=2)
@@ -437,7 +443,7 @@ async def test_a_room_type_listing_counts_its_own_reservations_once_the_pms_hold
     )
     SqlWebhookRecords(sqlite_store.engine).save_booking(
         ChannelBooking(
-            property_id=engine.property_id,
+            property_id=sync.property_id,
             confirmation_code="HMTEST0001",
             listing_id=DOUBLES[1],
             room_type_id=1,
@@ -453,7 +459,7 @@ async def test_a_room_type_listing_counts_its_own_reservations_once_the_pms_hold
         )
     )
 
-    await engine.sync_property()
+    await sync_property(sync)
 
     after = control.free_rooms(start, start + timedelta(days=1))[1]
     days = control.calendar(DOUBLES[1], start, start + timedelta(days=1))

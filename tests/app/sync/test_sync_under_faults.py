@@ -27,7 +27,7 @@ from sync_harness import (
     NOW,
     Control,
     Emulator,
-    EngineFactory,
+    SyncFactory,
     channel_mismatches,
     connected_mismatches,
     load_demo_mapping,
@@ -39,7 +39,13 @@ from roomsync.adapters.client.config import reserves_of
 from roomsync.adapters.store import Store, open_store, upgrade_to_head
 from roomsync.app.daemon.planning import RunCosts, full_sync_delay, plan_polling
 from roomsync.app.daemon.runtime import service_failed
-from roomsync.app.sync import SyncEngine, SyncOptions, SyncReport
+from roomsync.app.sync import SyncReport
+from roomsync.app.sync.runs.detect import detect_changes
+from roomsync.app.sync.runs.estimates import detection_windows
+from roomsync.app.sync.runs.full_sync import sync_property
+from roomsync.app.sync.runs.poll import poll
+from roomsync.app.sync.runs.property_sync import PropertySync, SyncOptions
+from roomsync.metrics import Metrics
 from roomsync.property import PropertyContext
 
 FIRST = NOW.date()
@@ -79,14 +85,14 @@ FAULT_SEED = 7
 
 
 @pytest.fixture
-async def make_default_engine(
+async def make_default_sync(
     emulator: Emulator, tmp_path: Path, property_id: str
-) -> AsyncIterator[EngineFactory]:
-    """Like ``make_engine``, but the client retries as many times as the settings say (the
+) -> AsyncIterator[SyncFactory]:
+    """Like ``make_sync``, but the client retries as many times as the settings say (the
     ``max_retries`` default, 4, unless given), with the suite's short waits."""
     clients: list[ServiceClient] = []
 
-    def make(store: Store, **settings: Any) -> SyncEngine:
+    def make(store: Store, metrics: Metrics | None = None, **settings: Any) -> PropertySync:
         chosen = PropertyContext.of(settings_for(emulator.url, tmp_path, property_id=property_id, **settings))
         retry = dataclasses.replace(
             RetryPolicy(backoff_base=0.001, backoff_max=0.01, max_wait=2.0, settle=0.0),
@@ -96,7 +102,9 @@ async def make_default_engine(
             chosen, budget_store=store.budget, token_store=store.tokens, retry=retry, clock=lambda: NOW
         )
         clients.append(client)
-        return SyncEngine(chosen, store, client, clock=lambda: NOW, options=SyncOptions(concurrency=4))
+        return PropertySync.of(
+            chosen, store, client, metrics=metrics, clock=lambda: NOW, options=SyncOptions(concurrency=4)
+        )
 
     yield make
     for client in clients:
@@ -106,7 +114,7 @@ async def make_default_engine(
 async def sync_until_converged(
     emulator: Emulator,
     control: Control,
-    make_engine: EngineFactory,
+    make_sync: SyncFactory,
     tmp_path: Path,
     name: str,
     tries: int,
@@ -116,25 +124,25 @@ async def sync_until_converged(
     upgrade_to_head(url)
     reports: list[SyncReport] = []
     with open_store(url) as store:
-        engine = make_engine(store, **settings)
-        load_demo_mapping(store, engine.settings, emulator.state)
+        sync = make_sync(store, **settings)
+        load_demo_mapping(store, sync.settings, emulator.state)
         for attempt in range(1, tries + 1):
-            reports.append(await make_engine(store, **settings).sync_property())  # a fresh process each
+            reports.append(await sync_property(make_sync(store, **settings)))  # a fresh process each
             if not mismatches(emulator, control):
                 return attempt, reports
     return 0, reports
 
 
 async def test_a_stale_property_converges_within_four_syncs_under_20_percent_500s_and_5_percent_drops(
-    emulator: Emulator, control: Control, make_engine: EngineFactory, tmp_path: Path
+    emulator: Emulator, control: Control, make_sync: SyncFactory, tmp_path: Path
 ) -> None:
-    syncs, _ = await sync_until_converged(emulator, control, make_engine, tmp_path, "clean", 1)
+    syncs, _ = await sync_until_converged(emulator, control, make_sync, tmp_path, "clean", 1)
     assert syncs == 1, "the fault-free reference run did not converge in one sync"
     fault_free = control.total()
 
     control.reset(NOW)
     control.call("POST", "/faults", {"errorRate": 0.20, "errorStatuses": [500], "dropRate": 0.05})
-    syncs, reports = await sync_until_converged(emulator, control, make_engine, tmp_path, "faulty", 4)
+    syncs, reports = await sync_until_converged(emulator, control, make_sync, tmp_path, "faulty", 4)
     summary = [(r.result, r.error) for r in reports]
     assert syncs, f"not converged after 4 syncs: {summary}; still {mismatches(emulator, control)[:3]}"
     spent, failed = control.total(), failed_attempts(control)
@@ -144,7 +152,7 @@ async def test_a_stale_property_converges_within_four_syncs_under_20_percent_500
 
 
 async def test_mixed_faults_converge_within_four_syncs_at_a_bounded_cost(
-    emulator: Emulator, control: Control, make_default_engine: EngineFactory, tmp_path: Path
+    emulator: Emulator, control: Control, make_default_sync: SyncFactory, tmp_path: Path
 ) -> None:
     """30 % faults of every kind at once: the property converges within the 20 % case's four full
     syncs, spending at most 1.5 x the fault-free run of the same scenario (same read timeout) plus
@@ -152,7 +160,7 @@ async def test_mixed_faults_converge_within_four_syncs_at_a_bounded_cost(
     default schedule (one every ``price_check_interval_seconds``, 6 h); the daemon's hour is the
     next test."""
     syncs, _ = await sync_until_converged(
-        emulator, control, make_default_engine, tmp_path, "clean", 1, read_timeout=READ_TIMEOUT
+        emulator, control, make_default_sync, tmp_path, "clean", 1, read_timeout=READ_TIMEOUT
     )
     assert syncs == 1, "the fault-free reference run did not converge in one sync"
     fault_free = control.total()
@@ -161,7 +169,7 @@ async def test_mixed_faults_converge_within_four_syncs_at_a_bounded_cost(
     control.call("POST", "/faults", MIXED_FAULTS)
     emulator.state.faults.rng.seed(FAULT_SEED)
     syncs, reports = await sync_until_converged(
-        emulator, control, make_default_engine, tmp_path, "mixed", 4, read_timeout=READ_TIMEOUT
+        emulator, control, make_default_sync, tmp_path, "mixed", 4, read_timeout=READ_TIMEOUT
     )
     summary = [(r.result, r.error) for r in reports]
     assert syncs, f"not converged after 4 syncs: {summary}; still {mismatches(emulator, control)[:3]}"
@@ -179,7 +187,7 @@ async def test_mixed_faults_converge_within_four_syncs_at_a_bounded_cost(
 HOUR = 3600.0
 
 
-async def daemon_hour(store: Store, engine: SyncEngine) -> list[str]:
+async def daemon_hour(store: Store, sync: PropertySync) -> list[str]:
     """The runs the default schedule makes in a daemon's first hour, on one engine (one process):
     the full sync at the start (the ``prices`` job; the next one is due 6 h later,
     ``price_check_interval_seconds``, or, after one that failed or stopped short, 5 minutes later
@@ -188,15 +196,15 @@ async def daemon_hour(store: Store, engine: SyncEngine) -> list[str]:
     every run, the next run due an interval after the last was due:
     ``DaemonRuntime._run_scheduled``). The start's jitter is left out and the learned week is the
     prior (a new database). What ran, in order."""
-    settings, gate = engine.settings, engine.client.gate
-    mapping = store.mappings.load_mapping(engine.property_id)
+    settings, gate = sync.settings, sync.client.gate
+    mapping = store.mappings.load_mapping(sync.property_id)
     listings = len(mapping.listings) if mapping else 0
     costs = RunCosts()
     failures = 0
 
     async def full_sync() -> str:
         nonlocal failures
-        report = await engine.sync_property()
+        report = await sync_property(sync)
         costs.full_sync = max(report.requests, 1)
         failures = failures + 1 if service_failed(report) else 0
         return f"sync {report.result}"
@@ -205,7 +213,7 @@ async def daemon_hour(store: Store, engine: SyncEngine) -> list[str]:
         return at + full_sync_delay(settings, quota=gate.quota, last_cost=costs.full_sync, failures=failures)
 
     ran = [await full_sync()]
-    costs.check_windows = len(await engine.detection_windows())
+    costs.check_windows = len(await detection_windows(sync))
 
     def plan(at: float) -> tuple[float, float]:
         made = plan_polling(
@@ -231,13 +239,13 @@ async def daemon_hour(store: Store, engine: SyncEngine) -> list[str]:
             due["sync"] = next_full_sync(due["sync"])
             continue
         if kind == "poll":
-            report = await engine.poll_availability()
+            report = await poll(sync)
             costs.poll_seen(report.requests)
         else:
             windows = costs.check_windows
-            report = await engine.detect_changes()
+            report = await detect_changes(sync)
             costs.detection_seen(report.requests, windows)
-            costs.check_windows = len(await engine.detection_windows())
+            costs.check_windows = len(await detection_windows(sync))
         ran.append(f"{kind} {report.result}")
         poll_every, detect_every = plan(due[kind])
         every = poll_every if kind == "poll" else detect_every
@@ -246,7 +254,7 @@ async def daemon_hour(store: Store, engine: SyncEngine) -> list[str]:
 
 @pytest.mark.slow
 async def test_a_cold_property_converges_within_one_daemon_hour_under_30_percent_faults(
-    emulator: Emulator, control: Control, make_default_engine: EngineFactory, tmp_path: Path
+    emulator: Emulator, control: Control, make_default_sync: SyncFactory, tmp_path: Path
 ) -> None:
     """Issue 12, item 5: "within 1 daemon hour under 30 % faults, with requests spent within 1.5x
     of the fault-free run plus the failed attempts". The hour is the default schedule's own (see
@@ -258,9 +266,9 @@ async def test_a_cold_property_converges_within_one_daemon_hour_under_30_percent
     url = f"sqlite:///{tmp_path / 'clean.db'}"
     upgrade_to_head(url)
     with open_store(url) as store:
-        engine = make_default_engine(store, read_timeout=READ_TIMEOUT)
-        load_demo_mapping(store, engine.settings, emulator.state)
-        clean_runs = await daemon_hour(store, engine)
+        sync = make_default_sync(store, read_timeout=READ_TIMEOUT)
+        load_demo_mapping(store, sync.settings, emulator.state)
+        clean_runs = await daemon_hour(store, sync)
     assert not mismatches(emulator, control), "the fault-free hour did not converge"
     fault_free = control.total()
 
@@ -272,15 +280,18 @@ async def test_a_cold_property_converges_within_one_daemon_hour_under_30_percent
         url = f"sqlite:///{tmp_path / f'seed-{seed}.db'}"
         upgrade_to_head(url)
         with open_store(url) as store:
-            engine = make_default_engine(store, read_timeout=READ_TIMEOUT)
-            load_demo_mapping(store, engine.settings, emulator.state)
-            runs = await daemon_hour(store, engine)
+            sync = make_default_sync(store, read_timeout=READ_TIMEOUT)
+            load_demo_mapping(store, sync.settings, emulator.state)
+            runs = await daemon_hour(store, sync)
         left = mismatches(emulator, control)
         spent, failed = control.total(), failed_attempts(control)
         within = spent <= 1.5 * fault_free + failed
         outcomes.append(
-            (not left and within, f"seed {seed}: {len(left)} nights and prices differ after {len(runs)} runs "
-             f"({', '.join(runs[:3])}, ...); {spent} requests, {failed} failed, fault-free hour "
-             f"{fault_free} ({len(clean_runs)} runs): {'within' if within else 'over'} the bound")
+            (
+                not left and within,
+                f"seed {seed}: {len(left)} nights and prices differ after {len(runs)} runs "
+                f"({', '.join(runs[:3])}, ...); {spent} requests, {failed} failed, fault-free hour "
+                f"{fault_free} ({len(clean_runs)} runs): {'within' if within else 'over'} the bound",
+            )
         )
     assert all(ok for ok, _ in outcomes), "\n".join(text for _, text in outcomes)

@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
+from roomsync.app.sync.runs.full_sync import sync_property
 from roomsync.core.mapping import parse_mapping
 from roomsync.core.sync.desired import api_weekday
 from support.webhooks import (
@@ -177,7 +178,7 @@ async def test_a_night_the_pms_closed_is_refused_before_the_channel_shows_it(har
     asking for a stay over that night hears no, with the closure as the reason, and a stay beside
     it still hears yes (the channel's calendar may not show the closure yet: the desk must not
     depend on it)."""
-    from roomsync.app.sync.engine import SyncEngine
+    from roomsync.app.sync.runs.property_sync import PropertySync
     from roomsync.metrics import Metrics
 
     closed = harness.day(150)
@@ -187,8 +188,8 @@ async def test_a_night_the_pms_closed_is_refused_before_the_channel_shows_it(har
         {"dateFrom": closed.isoformat(), "dateTo": closed.isoformat(), "roomTypeId": DOUBLE_TYPE},
     )
     assert answer(harness, check(harness, DOUBLES, 149, 3)) is True  # no sync has seen it yet
-    engine = SyncEngine(harness.context, harness.store, harness.client, metrics=Metrics())
-    synced = await engine.sync_property()
+    sync = PropertySync.of(harness.context, harness.store, harness.client, metrics=Metrics())
+    synced = await sync_property(sync)
     assert synced.result in ("ok", "ok_with_warnings"), synced.error
     await asyncio.sleep(2.1)  # the desk's closures are cached for 2 s
     assert answer(harness, check(harness, DOUBLES, 149, 3)) is False

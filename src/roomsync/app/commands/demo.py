@@ -38,6 +38,8 @@ from roomsync.app.sync.mapping_io import (
     suggest,
 )
 from roomsync.app.sync.render import calendar_table, listings_table, make_console, summary_lines
+from roomsync.app.sync.runs.full_sync import sync_property
+from roomsync.app.sync.runs.plan import plan
 from roomsync.app.sync.session import SyncSession, open_session
 from roomsync.core.ports import listing_text
 from roomsync.core.sync import Availability, DayState
@@ -130,11 +132,11 @@ async def _run(settings: Settings, base_url: str, console: Console) -> list[Sync
         open_session(PropertyContext.of(settings), upgrade=True) as session,
         httpx.AsyncClient(base_url=f"{base_url}/_emulator", timeout=10) as control,
     ):
-        today = session.engine.clock().date()
+        today = session.sync.clock().date()
         console.rule("roomsync demo")
         console.print(
             f"emulator (demo hotel) on {base_url}; database {session.store.url}; "
-            f"property {session.engine.property_id}; horizon {settings.horizon_days} nights from {today}",
+            f"property {session.sync.property_id}; horizon {settings.horizon_days} nights from {today}",
             highlight=False,
         )
         await _load_mapping(session, console, today)
@@ -143,12 +145,12 @@ async def _run(settings: Settings, base_url: str, console: Console) -> list[Sync
         lines: list[SyncLine] = []
 
         console.rule("1. plan (dry run)")
-        planned = await session.engine.plan()
+        planned = await plan(session.sync)
         _print(console, planned)
         lines.append(SyncLine("plan (reads only)", planned))
 
         console.rule("2. first sync")
-        first = await session.engine.sync_property()
+        first = await sync_property(session.sync)
         _print(console, first)
         lines.append(SyncLine("first sync", first))
 
@@ -157,12 +159,12 @@ async def _run(settings: Settings, base_url: str, console: Console) -> list[Sync
             console.print(message, highlight=False)
 
         console.rule("4. sync after the front desk's changes")
-        second = await session.engine.sync_property()
+        second = await sync_property(session.sync)
         _print(console, second)
         lines.append(SyncLine("sync after the changes", second))
 
         console.rule("5. sync with nothing changed")
-        quiet = await session.engine.sync_property()
+        quiet = await sync_property(session.sync)
         _print(console, quiet)
         lines.append(SyncLine("sync, nothing changed", quiet))
 
@@ -186,7 +188,7 @@ async def _load_mapping(session: SyncSession, console: Console, today: date) -> 
     path.write_text(text)
     mapping = parse_mapping_toml(text, str(path))
     check_currency(mapping, currency, str(path))
-    await asyncio.to_thread(session.store.mappings.replace_mapping, session.engine.property_id, mapping)
+    await asyncio.to_thread(session.store.mappings.replace_mapping, session.sync.property_id, mapping)
     table = Table(title=f"mapping (written to {path})")
     for column in ("listing", "name", "room type", "kind", "connected"):
         table.add_column(column)

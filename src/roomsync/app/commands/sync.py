@@ -25,23 +25,25 @@ from roomsync.app.cli_support import (
     engine_errors,
     fail,
 )
-from roomsync.app.sync import SyncEngine, SyncReport
-from roomsync.app.sync.engine import ProgressHook, no_progress
+from roomsync.app.sync import SyncReport
 from roomsync.app.sync.render import listings_table, make_console, runs_table, states_table, summary_lines
 from roomsync.app.sync.report import report_as_dict
+from roomsync.app.sync.runs.full_sync import sync_property
+from roomsync.app.sync.runs.plan import plan as plan_run
+from roomsync.app.sync.runs.property_sync import ProgressHook, PropertySync, no_progress
+from roomsync.app.sync.runs.resync import resync as resync_run
 from roomsync.app.sync.session import open_session
 from roomsync.core.ports import ListingKey
 from roomsync.property import PropertyContext
 
-EngineAction = Callable[[SyncEngine], Awaitable[SyncReport]]
+RunAction = Callable[[PropertySync], Awaitable[SyncReport]]
 
 
-def run_engine(
-    context: PropertyContext, action: EngineAction, progress: ProgressHook = no_progress
-) -> SyncReport:
+def run_once(context: PropertyContext, action: RunAction, progress: ProgressHook = no_progress) -> SyncReport:
+    """``action`` on the property, in a session of its own (store, client) closed after."""
     async def go() -> SyncReport:
         async with open_session(context, progress=progress) as session:
-            return await action(session.engine)
+            return await action(session.sync)
 
     with engine_errors(context.settings):
         return asyncio.run(go())
@@ -94,7 +96,7 @@ def plan(
     """
     context = context_or_exit(property_id)
     console = make_console()
-    report = run_engine(context, lambda engine: engine.plan())
+    report = run_once(context, plan_run)
     print_report(console, report, as_json)
     _exit_for(report)
 
@@ -107,10 +109,10 @@ def sync(
     context = context_or_exit(property_id)
     console = make_console()
     if as_json:  # no progress bar: stdout carries one JSON document
-        report = run_engine(context, lambda engine: engine.sync_property())
+        report = run_once(context, sync_property)
     else:
         with progress_bar(console) as hook:
-            report = run_engine(context, lambda engine: engine.sync_property(), hook)
+            report = run_once(context, sync_property, hook)
     print_report(console, report, as_json)
     _exit_for(report)
 
@@ -140,10 +142,10 @@ def resync(
     first, last = _date_option("--from", date_from), _date_option("--to", date_to)
     console = make_console()
     if as_json:
-        report = run_engine(context, lambda engine: engine.resync(keys or None, first, last))
+        report = run_once(context, lambda sync: resync_run(sync, keys or None, first, last))
     else:
         with progress_bar(console) as hook:
-            report = run_engine(context, lambda engine: engine.resync(keys or None, first, last), hook)
+            report = run_once(context, lambda sync: resync_run(sync, keys or None, first, last), hook)
     print_report(console, report, as_json)
     _exit_for(report)
 

@@ -1,11 +1,12 @@
-"""The sync engine (issue 5, application half): PMS reads within the budget, the pure core's
-diff and compile, the writes, and what they leave in the store. docs/sync.md has the cost model.
+"""Syncing a property (application half): PMS reads within the budget, the pure core's diff and
+compile, the writes, and what they leave in the store. Each kind of run is a module of
+:mod:`roomsync.app.sync.runs`; docs/sync.md has the cost model.
 
-    engine = SyncEngine(settings, store, client)
-    report = await engine.sync_property()
+    sync = PropertySync.of(context, store, client)
+    report = await sync_property(sync)
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from roomsync.app.sync.errors import NoMapping, RequestRefused
 from roomsync.app.sync.report import (
@@ -22,23 +23,17 @@ __all__ = [
     "NoMapping",
     "PricesOutcome",
     "PricesResult",
-    "ProgressHook",
     "RequestRefused",
-    "SyncEngine",
-    "SyncOptions",
     "SyncReport",
 ]
 
-if TYPE_CHECKING:
-    from roomsync.app.sync.engine import ProgressHook, SyncEngine, SyncOptions
-
-_ENGINE = ("ProgressHook", "SyncEngine", "SyncOptions")
+if TYPE_CHECKING:  # TEMPORARY, see __getattr__
+    from roomsync.app.sync.engine import ProgressHook, SyncEngine, SyncOptions  # noqa: F401
 
 
-def __getattr__(name: str) -> Any:
-    # the engine brings the client and every model of the catalog: importing a part of this
-    # package (the report, the history) must not wait for it
-    if name in _ENGINE:
+def __getattr__(name: str) -> object:
+    # TEMPORARY (issue 24, removed once the daemon calls the run modules): the daemon's SyncEngine
+    if name in ("SyncEngine", "SyncOptions", "ProgressHook"):
         from roomsync.app.sync import engine
 
         return getattr(engine, name)

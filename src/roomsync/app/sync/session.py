@@ -1,4 +1,5 @@
-"""A store, a client and an engine for one property, opened and closed together (CLI, demo)."""
+"""A store, a client and the runs of one property (:class:`PropertySync`), opened and closed together
+(CLI, demo)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,13 @@ from datetime import datetime
 
 from roomsync.adapters.client import ServiceClient
 from roomsync.adapters.store import Store, open_store
-from roomsync.app.sync.engine import ProgressHook, SyncEngine, SyncOptions, no_progress, utc_now
+from roomsync.app.sync.runs.property_sync import (
+    ProgressHook,
+    PropertySync,
+    SyncOptions,
+    no_progress,
+    utc_now,
+)
 from roomsync.metrics import Metrics
 from roomsync.property import PropertyContext
 from roomsync.settings import Settings
@@ -20,7 +27,7 @@ class SyncSession:
     settings: Settings
     store: Store
     client: ServiceClient
-    engine: SyncEngine
+    sync: PropertySync
 
 
 @asynccontextmanager
@@ -33,13 +40,13 @@ async def open_session(
     options: SyncOptions | None = None,
     progress: ProgressHook = no_progress,
 ) -> AsyncIterator[SyncSession]:
-    """Open the store (``upgrade`` migrates it first), a client and an engine; close them after."""
+    """Open the store (``upgrade`` migrates it first), a client and the property's runs; close them after."""
     settings = context.settings
     store = open_store(settings, upgrade=upgrade)
     try:
         client = ServiceClient(context, budget_store=store.budget, token_store=store.tokens, clock=clock)
         try:
-            engine = SyncEngine(
+            sync = PropertySync.of(
                 context,
                 store,
                 client,
@@ -48,7 +55,7 @@ async def open_session(
                 options=options,
                 progress=progress,
             )
-            yield SyncSession(settings, store, client, engine)
+            yield SyncSession(settings, store, client, sync)
         finally:
             await client.aclose()
     finally:

@@ -1,0 +1,65 @@
+"""The poll, the daemon's cheap and frequent run: ONE PMS read (the free rooms of every room type
+over the horizon), the closures and prices the store holds, then one ``PUT Inventory`` per listing
+whose calendar changed, from the ledger. An unchanged property costs one request; a listing the
+ledger does not know yet is left to the full sync.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from roomsync.app.sync.closures import Closures, remembered
+from roomsync.app.sync.pms import PmsFacts, counts_of, read_free_room_ids
+from roomsync.app.sync.report import ListingStatus, SyncReport
+from roomsync.app.sync.runs.listing_pass import sync_listings
+from roomsync.app.sync.runs.property_sync import (
+    PropertySync,
+    cached_prices,
+    forget_digests,
+    horizon,
+    ledger_run,
+    listing_states,
+    load_mapping,
+)
+from roomsync.core.catalog.types import Priority
+
+POLL = "poll"
+
+UNTOUCHED = frozenset({ListingStatus.UNCHANGED, ListingStatus.PAUSED, ListingStatus.SKIPPED})
+"""A run's listing outcomes that leave a listing's ledger as it was."""
+
+
+async def poll(sync: PropertySync) -> SyncReport:
+    """One recorded poll of the property."""
+    return await sync.recorder.run(POLL, False, lambda report: poll_pass(sync, report))
+
+
+async def poll_pass(sync: PropertySync, report: SyncReport, closures: Closures | None = None) -> None:
+    """Read the free rooms and push every listing whose calendar changed, from the ledger; with
+    the closures the store holds, or ``closures`` (a detection's, just read)."""
+    mapping = await load_mapping(sync)
+    nights = horizon(sync)
+    first, last = nights[0], nights[-1]
+    report.first_night, report.last_night = first, last
+    if closures is None:
+        located = await asyncio.to_thread(sync.store.sync_state.located_closures, sync.property_id)
+        closures = remembered(located, first, last)
+    states = await listing_states(sync, mapping.listings)
+    read_started = sync.clock()
+    rooms = await read_free_room_ids(sync.client, first, last, Priority.AVAILABILITY)
+    free = counts_of(rooms)
+    report.pms.availability_reads = 1
+    # the webhook receiver answers guests from this view: each poll keeps it fresh for free
+    await asyncio.to_thread(
+        sync.store.availability_view.save_read, sync.property_id, read_started, free, rooms
+    )
+    room_types = {entry.room_type_id for entry in mapping.listings}
+    prices = await asyncio.to_thread(cached_prices, sync, mapping, room_types, first, last)
+    facts = PmsFacts(first, last, free, closures, prices, read_at=read_started)
+    run = ledger_run(sync, nights)
+    report.listings = await sync_listings(sync, run, mapping.listings, facts, states)
+    # a listing whose ledger this poll may have changed must not be skipped by the next full
+    # sync on the strength of a digest recorded before
+    touched = [o for o in report.listings if o.status not in UNTOUCHED]
+    if touched:
+        await forget_digests(sync, touched)
