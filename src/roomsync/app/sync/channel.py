@@ -26,7 +26,7 @@ from datetime import date, datetime, timedelta
 
 from roomsync.adapters.client import QuotaExhausted, ServiceClient, ServiceError
 from roomsync.adapters.store import Store
-from roomsync.app.sync.history import drift_entries, record_push, store_entries
+from roomsync.app.sync.history import RunStamp, drift_entries, record_push, store_entries
 from roomsync.app.sync.ledger import calendar_from_ledger, ledger_days
 from roomsync.app.sync.listing_desired import engine_kind, listing_desired, restriction_rule
 from roomsync.app.sync.pms import PmsFacts
@@ -60,6 +60,8 @@ class ListingRun:
     """The nights to bring in step (the horizon, a resync window, or the nights of a push)."""
     clock: Clock
     max_dates_per_request: int
+    stamp: RunStamp
+    """The run's kind, id and trigger, for the history of the nights it writes."""
     close_unpriced: bool = False
     """A night with no known PMS price is pushed unavailable (``unread_price_nights = "close"``)."""
     dry_run: bool = False
@@ -167,8 +169,9 @@ async def _sync(
         if outcome.drift_days:
             # a plan's read too: it becomes the ledger's baseline below, so the resync confirmed
             # after it finds no drift of its own; the history keeps what this read found
-            drift = drift_entries(key, ledger, current, managed, read_at)
-            await asyncio.to_thread(store_entries, run.store, run.property_id, drift, read_at)
+            drift = drift_entries(key, ledger, current, managed, read_at, run.stamp)
+            keep_days = run.stamp.keep_days
+            await asyncio.to_thread(store_entries, run.store, run.property_id, drift, read_at, keep_days)
     else:
         current = ledger
     desired = listing_desired(
@@ -238,6 +241,7 @@ async def _sync(
             confirmed_at,
             own_reserved=own_reserved,
             count_cap=count_cap,
+            run=run.stamp,
         )
     outcome.status = ListingStatus.WRITTEN
 

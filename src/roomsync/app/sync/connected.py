@@ -23,7 +23,7 @@ from decimal import Decimal
 
 from roomsync.adapters.client import QuotaExhausted, ServiceClient, ServiceError
 from roomsync.adapters.store import Store
-from roomsync.app.sync.history import price_push_entries, store_entries
+from roomsync.app.sync.history import RunStamp, price_push_entries, store_entries
 from roomsync.app.sync.report import PricesOutcome, PricesResult
 from roomsync.core.api.channel_manager import ChannelMessage, ChannelResult
 from roomsync.core.catalog.types import Priority
@@ -137,6 +137,7 @@ async def push_connected_prices(
     *,
     clock: Callable[[], datetime],
     dry_run: bool,
+    stamp: RunStamp,
     ignore_ledger: bool = False,
 ) -> PricesOutcome:
     if not pushes:
@@ -176,8 +177,9 @@ async def push_connected_prices(
         _changes(plan, ledger, prices, pushes),
         {"result": answer.result.name.lower(), "elements": len(plan.elements)},
         pushed_at,
+        stamp,
     )
-    await asyncio.to_thread(store_entries, store, property_id, entries, pushed_at)
+    await asyncio.to_thread(store_entries, store, property_id, entries, pushed_at, stamp.keep_days)
     if answer.result is ChannelResult.OK_WITH_WARNINGS:
         outcome.result = PricesResult.OK_WITH_WARNINGS
         outcome.messages = _describe([*answer.channel_warnings, *answer.channel_errors])

@@ -8,6 +8,7 @@ from datetime import date, datetime
 
 from roomsync.adapters.client import ServiceClient
 from roomsync.adapters.store import Store
+from roomsync.app.sync.history import current_trigger
 from roomsync.app.sync.report import SyncReport
 from roomsync.app.sync.runs import estimates
 from roomsync.app.sync.runs.detect import DETECT, detect_changes
@@ -61,20 +62,20 @@ class SyncEngine:
         return self.sync.recorder.runs_starting
 
     async def sync_property(self) -> SyncReport:
-        return await sync_property(self.sync)
+        return await sync_property(self.sync, trigger=current_trigger())
 
     async def plan_resync(
         self, listings: Collection[ListingKey] | None, date_from: date | None, date_to: date | None
     ) -> SyncReport:
-        return await plan(self.sync, ResyncRequest(listings, date_from, date_to))
+        return await plan(self.sync, ResyncRequest(listings, date_from, date_to), trigger=current_trigger())
 
     async def resync(
         self, listings: Collection[ListingKey] | None, date_from: date | None, date_to: date | None
     ) -> SyncReport:
-        return await resync(self.sync, listings, date_from, date_to)
+        return await resync(self.sync, listings, date_from, date_to, trigger=current_trigger())
 
     async def reconcile(self) -> SyncReport:
-        return await reconcile(self.sync)
+        return await reconcile(self.sync, trigger=current_trigger())
 
     async def push_nights(
         self, room_type_id: int, nights: Iterable[date], *, exclude_listing_id: str | None = None
@@ -84,13 +85,13 @@ class SyncEngine:
         )
 
     async def poll_availability(self) -> SyncReport:
-        return await poll(self.sync)
+        return await poll(self.sync, trigger=current_trigger())
 
     async def detect_changes(self) -> SyncReport:
-        return await detect_changes(self.sync)
+        return await detect_changes(self.sync, trigger=current_trigger())
 
     async def repush_connected_prices(self) -> SyncReport:
-        return await repush_connected_prices(self.sync)
+        return await repush_connected_prices(self.sync, trigger=current_trigger())
 
     async def detection_windows(self) -> list[Window]:
         return await estimates.detection_windows(self.sync)

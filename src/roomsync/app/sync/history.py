@@ -3,10 +3,11 @@
 ``channel.py`` calls :func:`record_push` right after the channel confirmed a ``PUT Inventory``
 (the same moment the ledger records it), so only confirmed pushes are history; what a channel
 read (a resync's, its plan's, a reconciliation's) found changed behind roomsync's back is recorded
-with :func:`drift_entries`. What started the run travels in context variables: the daemon sets
-the trigger per job (``schedule``, ``poll``, ``detection``, ``webhook``), the admin API and the
-console set ``admin resync by WHO`` (the console's plan ``admin resync plan by WHO``), the engine
-sets the run's kind and id; a command-line run keeps the default ``command line``.
+with :func:`drift_entries`. Every entry carries its run's :class:`RunStamp` (kind, id, and what
+started it), handed down from the run recorder: the daemon names the trigger per job
+(:func:`daemon_trigger`: ``schedule``, ``poll``, ``detection``, ``webhook``), the admin API and
+the console ``admin resync by WHO`` (the console's plan ``admin resync plan by WHO``); a
+command-line run keeps the default ``command line``.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from roomsync.adapters.store import Store
 from roomsync.app.sync.listing_desired import engine_kind
+from roomsync.app.sync.report import COMMAND_LINE
 from roomsync.core.history import EntryKind, HistoryEntry, JsonValue, NightChange, runs_of_nights
 from roomsync.core.mapping import ListingMapping
 from roomsync.core.ports import ListingKey
@@ -31,18 +33,17 @@ from roomsync.core.sync.plans import InventoryRequestPlan
 if TYPE_CHECKING:
     from roomsync.app.sync.pms import PmsFacts
 
-COMMAND_LINE = "command line"
-
 
 @dataclass(frozen=True)
-class RunInfo:
+class RunStamp:
+    """What the history entries of one run say of it: its kind, its id (None: not recorded, a
+    plan), what started it, and how long its property keeps history."""
+
     kind: str = ""
     run_id: int | None = None
+    trigger: str = COMMAND_LINE
     keep_days: int = 90
 
-
-_TRIGGER: ContextVar[str | None] = ContextVar("roomsync_history_trigger", default=None)
-_RUN: ContextVar[RunInfo] = ContextVar("roomsync_history_run", default=RunInfo())  # noqa: B039 (frozen)
 
 DAEMON_TRIGGERS = {
     "poll": "poll",
@@ -53,38 +54,9 @@ DAEMON_TRIGGERS = {
 }
 
 
-def current_trigger() -> str:
-    return _TRIGGER.get() or COMMAND_LINE
-
-
-@contextmanager
-def triggered_by(trigger: str) -> Iterator[None]:
-    """Runs started inside this block are recorded as started by ``trigger``."""
-    token = _TRIGGER.set(trigger)
-    try:
-        yield
-    finally:
-        _TRIGGER.reset(token)
-
-
-@contextmanager
-def daemon_job(kind: str) -> Iterator[None]:
-    """The trigger of a daemon job of ``kind``; a resync keeps the one its caller set."""
-    if _TRIGGER.get() is not None:
-        yield
-        return
-    with triggered_by(DAEMON_TRIGGERS.get(kind, "admin resync" if kind == "resync" else "schedule")):
-        yield
-
-
-@contextmanager
-def history_run(kind: str, run_id: int | None, keep_days: int) -> Iterator[None]:
-    """The engine's run: its kind and id go with every entry recorded inside the block."""
-    token = _RUN.set(RunInfo(kind, run_id, keep_days))
-    try:
-        yield
-    finally:
-        _RUN.reset(token)
+def daemon_trigger(kind: str) -> str:
+    """The trigger of a daemon job of ``kind`` (a resync's caller names its own)."""
+    return DAEMON_TRIGGERS.get(kind, "admin resync" if kind == "resync" else "schedule")
 
 
 def _plain(value: object) -> JsonValue:
@@ -175,6 +147,7 @@ def push_entries(
     *,
     own_reserved: Mapping[date, int],
     count_cap: int | None,
+    run: RunStamp,
 ) -> list[HistoryEntry]:
     """The entries of one confirmed ``PUT Inventory``: per field, runs of nights changed alike
     (across its operations: an operation ends where any field changes, a run where its own does)."""
@@ -194,8 +167,6 @@ def push_entries(
                 changes.append(NightChange(night, name, old, new, facts_of(night, field)))
                 operation_of[(name, night)] = op_index
             night += timedelta(days=1)
-    run = _RUN.get()
-    trigger = current_trigger()
     entries = []
     for first, last, change in runs_of_nights(changes):
         first_op, last_op = operation_of[(change.field, first)], operation_of[(change.field, last)]
@@ -218,7 +189,7 @@ def push_entries(
                     "operations": f"{first_op}" if first_op == last_op else f"{first_op}..{last_op}",
                     **answer,
                 },
-                trigger=trigger,
+                trigger=run.trigger,
                 run_kind=run.kind,
                 run_id=run.run_id,
             )
@@ -239,9 +210,9 @@ def record_push(
     *,
     own_reserved: Mapping[date, int],
     count_cap: int | None,
+    run: RunStamp,
 ) -> None:
-    """:func:`push_entries` and :func:`store_entries`, for a worker thread (``asyncio.to_thread``
-    copies the context, so the run's trigger and kind travel with it)."""
+    """:func:`push_entries` and :func:`store_entries`, for a worker thread."""
     entries = push_entries(
         property_id,
         listing,
@@ -253,8 +224,9 @@ def record_push(
         at,
         own_reserved=own_reserved,
         count_cap=count_cap,
+        run=run,
     )
-    store_entries(store, property_id, entries, at)
+    store_entries(store, property_id, entries, at, run.keep_days)
 
 
 def drift_entries(
@@ -263,6 +235,7 @@ def drift_entries(
     channel: Mapping[date, DayState],
     groups: Sequence[Field],
     at: datetime,
+    run: RunStamp,
 ) -> list[HistoryEntry]:
     """Nights where a channel read found another value than roomsync had pushed."""
     changes = []
@@ -276,8 +249,6 @@ def drift_entries(
             if mine != theirs:
                 name = _FIELD_OF_OPERATION[field]
                 changes.append(NightChange(night, name, _plain(mine), _plain(theirs), {}))
-    run = _RUN.get()
-    trigger = current_trigger()
     return [
         HistoryEntry(
             property_id=key.property_id,
@@ -291,7 +262,7 @@ def drift_entries(
             old=change.old,
             new=change.new,
             request={"operation": "POST Inventory (read)"},
-            trigger=trigger,
+            trigger=run.trigger,
             run_kind=run.kind,
             run_id=run.run_id,
         )
@@ -303,13 +274,15 @@ PRUNE_EVERY_SECONDS = 3600.0
 _last_pruned: dict[tuple[int, str], float] = {}
 
 
-def store_entries(store: Store, property_id: str, entries: Sequence[HistoryEntry], now: datetime) -> None:
+def store_entries(
+    store: Store, property_id: str, entries: Sequence[HistoryEntry], now: datetime, keep_days: int
+) -> None:
     """Write ``entries``; at most once an hour per property, delete what is past ``keep_days``."""
     store.history.add_entries(entries)
     marker = (id(store), property_id)
     if time.monotonic() - _last_pruned.get(marker, -PRUNE_EVERY_SECONDS) >= PRUNE_EVERY_SECONDS:
         _last_pruned[marker] = time.monotonic()
-        store.history.prune(property_id, now - timedelta(days=_RUN.get().keep_days))
+        store.history.prune(property_id, now - timedelta(days=keep_days))
 
 
 CONNECTED_ACCOUNT = "connected"
@@ -326,11 +299,10 @@ def price_push_entries(
     pushed: Mapping[tuple[int, str], Mapping[date, tuple[Decimal | None, Decimal, Mapping[str, JsonValue]]]],
     answer: Mapping[str, JsonValue],
     at: datetime,
+    run: RunStamp,
 ) -> list[HistoryEntry]:
     """The entries of one accepted ``POST Prices``: per room type and rate, runs of nights whose
     price changed alike. ``pushed`` maps (room type, rate) to night -> (old, new, facts)."""
-    run = _RUN.get()
-    trigger = current_trigger()
     entries = []
     for (room_type_id, rate), nights in sorted(pushed.items()):
         changes = [
@@ -352,9 +324,36 @@ def price_push_entries(
                     new=change.new,
                     facts=change.facts,
                     request={"operation": "POST Prices", **answer},
-                    trigger=trigger,
+                    trigger=run.trigger,
                     run_kind=run.kind,
                     run_id=run.run_id,
                 )
             )
     return entries
+
+
+# --- TEMPORARY (issue 24): the ambient trigger the daemon, the admin API and the console still set;
+# the SyncEngine facade reads it and hands it to the run as its trigger. Both go together.
+_TRIGGER: ContextVar[str | None] = ContextVar("roomsync_history_trigger", default=None)
+
+
+def current_trigger() -> str:
+    return _TRIGGER.get() or COMMAND_LINE
+
+
+@contextmanager
+def triggered_by(trigger: str) -> Iterator[None]:
+    token = _TRIGGER.set(trigger)
+    try:
+        yield
+    finally:
+        _TRIGGER.reset(token)
+
+
+@contextmanager
+def daemon_job(kind: str) -> Iterator[None]:
+    if _TRIGGER.get() is not None:
+        yield
+        return
+    with triggered_by(daemon_trigger(kind)):
+        yield

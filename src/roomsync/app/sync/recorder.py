@@ -21,8 +21,7 @@ from typing import TYPE_CHECKING
 from roomsync.adapters.client import QuotaExhausted, ServiceError
 from roomsync.adapters.store import Store
 from roomsync.app.sync.errors import NoMapping
-from roomsync.app.sync.history import history_run
-from roomsync.app.sync.report import ListingStatus, PricesResult, SyncReport
+from roomsync.app.sync.report import COMMAND_LINE, ListingStatus, PricesResult, SyncReport
 from roomsync.metrics import Metrics
 from roomsync.property import PropertyContext
 
@@ -57,11 +56,16 @@ class RunRecorder:
         self.runs_starting = 0
         """Runs whose row is being written and whose id is not in ``runs_in_flight`` yet."""
 
-    async def run(self, kind: str, dry_run: bool, body: RunBody) -> SyncReport:
-        """Run ``body`` as one recorded run of ``kind``; a crash is recorded, then raised again."""
+    async def run(
+        self, kind: str, dry_run: bool, body: RunBody, *, trigger: str = COMMAND_LINE
+    ) -> SyncReport:
+        """Run ``body`` as one recorded run of ``kind`` started by ``trigger``; a crash is recorded,
+        then raised again."""
         started = self.clock()
         clock_started = time.perf_counter()
-        report = SyncReport(kind=kind, property_id=self.property_id, started_at=started, dry_run=dry_run)
+        report = SyncReport(
+            kind=kind, property_id=self.property_id, started_at=started, dry_run=dry_run, trigger=trigger
+        )
         sent_before = Counter(self.client.requests_sent.by_operation)
         if not dry_run:
             # the row is visible to the sweeper before its id is in runs_in_flight: say so
@@ -78,8 +82,7 @@ class RunRecorder:
         if report.run_id is not None:
             beating = asyncio.create_task(self._beat(report.run_id))
         try:
-            with history_run(kind, report.run_id, self.settings.history_keep_days):
-                await body(report)
+            await body(report)
             report.result = result_of(report)
         except QuotaExhausted as refused:
             report.result, report.error = "no_budget", str(refused)

@@ -11,6 +11,9 @@ from roomsync.core.catalog.types import Priority
 from roomsync.core.ports import ListingKey, listing_text
 from roomsync.core.sync import InventoryRequestPlan, PriceElement
 
+COMMAND_LINE = "command line"
+"""The trigger of a run nobody else names: one started from the command line."""
+
 WRITE_OPERATIONS = frozenset({"update_inventory", "push_prices"})
 
 
@@ -118,6 +121,8 @@ class SyncReport:
     notes: list[str] = field(default_factory=list)
     budget_remaining: int | None = None
     budget_quota: int | None = None
+    trigger: str = COMMAND_LINE
+    """What started the run (the history of its nights says it: ``history.RunStamp``)."""
 
     @property
     def requests(self) -> int:

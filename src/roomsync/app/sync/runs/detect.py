@@ -11,7 +11,7 @@ import asyncio
 from roomsync.app.sync.closures import changed_room_types, remembered, with_nights_replaced
 from roomsync.app.sync.connected import push_connected_prices
 from roomsync.app.sync.pms import PmsFacts, read_closures_and_prices
-from roomsync.app.sync.report import SyncReport
+from roomsync.app.sync.report import COMMAND_LINE, SyncReport
 from roomsync.app.sync.runs.poll import poll_pass
 from roomsync.app.sync.runs.property_sync import (
     PropertySync,
@@ -20,15 +20,16 @@ from roomsync.app.sync.runs.property_sync import (
     max_price_reads,
     near_nights,
     save_closures,
+    stamp,
     watched_types,
 )
 
 DETECT = "detect"
 
 
-async def detect_changes(sync: PropertySync) -> SyncReport:
+async def detect_changes(sync: PropertySync, *, trigger: str = COMMAND_LINE) -> SyncReport:
     """One recorded detection of the property."""
-    return await sync.recorder.run(DETECT, False, lambda report: _detect(sync, report))
+    return await sync.recorder.run(DETECT, False, lambda report: _detect(sync, report), trigger=trigger)
 
 
 async def _detect(sync: PropertySync, report: SyncReport) -> None:
@@ -87,4 +88,5 @@ async def _detect(sync: PropertySync, report: SyncReport) -> None:
             nights,
             clock=sync.clock,
             dry_run=False,
+            stamp=stamp(sync, report),
         )

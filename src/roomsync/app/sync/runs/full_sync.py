@@ -14,7 +14,7 @@ from roomsync.app.sync.channel import ListingRun
 from roomsync.app.sync.closures import remembered, with_nights_replaced
 from roomsync.app.sync.connected import push_connected_prices
 from roomsync.app.sync.pms import PmsFacts, read_pms
-from roomsync.app.sync.report import SyncReport
+from roomsync.app.sync.report import COMMAND_LINE, SyncReport
 from roomsync.app.sync.runs.listing_pass import read_listings, sync_listings
 from roomsync.app.sync.runs.property_sync import (
     PropertySync,
@@ -26,6 +26,7 @@ from roomsync.app.sync.runs.property_sync import (
     load_mapping,
     max_price_reads,
     save_closures,
+    stamp,
     unmapped,
 )
 from roomsync.core.catalog.types import Priority
@@ -49,9 +50,11 @@ class FullScope:
     ignore_price_ledger: bool = False
 
 
-async def sync_property(sync: PropertySync) -> SyncReport:
+async def sync_property(sync: PropertySync, *, trigger: str = COMMAND_LINE) -> SyncReport:
     """One recorded full sync of the property."""
-    return await sync.recorder.run(FULL_SYNC, False, lambda report: full_pass(sync, report, FullScope()))
+    return await sync.recorder.run(
+        FULL_SYNC, False, lambda report: full_pass(sync, report, FullScope()), trigger=trigger
+    )
 
 
 async def full_pass(sync: PropertySync, report: SyncReport, scope: FullScope) -> None:
@@ -116,6 +119,7 @@ async def full_pass(sync: PropertySync, report: SyncReport, scope: FullScope) ->
         nights=nights,
         clock=sync.clock,
         max_dates_per_request=sync.settings.max_dates_per_request,
+        stamp=stamp(sync, report),
         close_unpriced=close_unpriced(sync),
         dry_run=scope.dry_run,
         read_channel=scope.read_channel,
@@ -134,6 +138,7 @@ async def full_pass(sync: PropertySync, report: SyncReport, scope: FullScope) ->
             nights,
             clock=sync.clock,
             dry_run=scope.dry_run,
+            stamp=stamp(sync, report),
             ignore_ledger=scope.ignore_price_ledger,
         )
         sync.progress("prices", 1, 1)

@@ -10,7 +10,7 @@ import asyncio
 
 from roomsync.app.sync.closures import Closures, remembered
 from roomsync.app.sync.pms import PmsFacts, counts_of, read_free_room_ids
-from roomsync.app.sync.report import ListingStatus, SyncReport
+from roomsync.app.sync.report import COMMAND_LINE, ListingStatus, SyncReport
 from roomsync.app.sync.runs.listing_pass import sync_listings
 from roomsync.app.sync.runs.property_sync import (
     PropertySync,
@@ -29,9 +29,9 @@ UNTOUCHED = frozenset({ListingStatus.UNCHANGED, ListingStatus.PAUSED, ListingSta
 """A run's listing outcomes that leave a listing's ledger as it was."""
 
 
-async def poll(sync: PropertySync) -> SyncReport:
+async def poll(sync: PropertySync, *, trigger: str = COMMAND_LINE) -> SyncReport:
     """One recorded poll of the property."""
-    return await sync.recorder.run(POLL, False, lambda report: poll_pass(sync, report))
+    return await sync.recorder.run(POLL, False, lambda report: poll_pass(sync, report), trigger=trigger)
 
 
 async def poll_pass(sync: PropertySync, report: SyncReport, closures: Closures | None = None) -> None:
@@ -56,7 +56,7 @@ async def poll_pass(sync: PropertySync, report: SyncReport, closures: Closures |
     room_types = {entry.room_type_id for entry in mapping.listings}
     prices = await asyncio.to_thread(cached_prices, sync, mapping, room_types, first, last)
     facts = PmsFacts(first, last, free, closures, prices, read_at=read_started)
-    run = ledger_run(sync, nights)
+    run = ledger_run(sync, report, nights)
     report.listings = await sync_listings(sync, run, mapping.listings, facts, states)
     # a listing whose ledger this poll may have changed must not be skipped by the next full
     # sync on the strength of a digest recorded before

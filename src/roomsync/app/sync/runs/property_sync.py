@@ -15,11 +15,12 @@ from roomsync.adapters.store import Store
 from roomsync.app.sync.channel import ListingRun
 from roomsync.app.sync.closures import spans_of
 from roomsync.app.sync.errors import NoMapping, RequestRefused
+from roomsync.app.sync.history import RunStamp
 from roomsync.app.sync.pauses import pause_reason
 from roomsync.app.sync.pms import PmsFacts
 from roomsync.app.sync.prices import PmsPrices, cached_night_prices
 from roomsync.app.sync.recorder import RunRecorder
-from roomsync.app.sync.report import ListingOutcome
+from roomsync.app.sync.report import ListingOutcome, SyncReport
 from roomsync.core.catalog.types import Priority
 from roomsync.core.mapping import ListingMapping, Mapping
 from roomsync.core.ports import ListingFacts, ListingKey, ListingState
@@ -246,7 +247,14 @@ def close_unpriced(sync: PropertySync) -> bool:
     return sync.settings.unread_price_nights is UnreadPriceNights.CLOSE
 
 
-def ledger_run(sync: PropertySync, nights: list[date], priority: Priority | None = None) -> ListingRun:
+def stamp(sync: PropertySync, report: SyncReport) -> RunStamp:
+    """What the history of the nights ``report``'s run writes says of the run."""
+    return RunStamp(report.kind, report.run_id, report.trigger, sync.settings.history_keep_days)
+
+
+def ledger_run(
+    sync: PropertySync, report: SyncReport, nights: list[date], priority: Priority | None = None
+) -> ListingRun:
     """A run that writes from the ledger only (poll, targeted push, detection): a listing the
     ledger does not know is left to the full sync."""
     return ListingRun(
@@ -256,6 +264,7 @@ def ledger_run(sync: PropertySync, nights: list[date], priority: Priority | None
         nights=nights,
         clock=sync.clock,
         max_dates_per_request=sync.settings.max_dates_per_request,
+        stamp=stamp(sync, report),
         close_unpriced=close_unpriced(sync),
         write_priority=priority,
         require_ledger=True,

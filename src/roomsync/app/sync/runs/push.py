@@ -12,7 +12,7 @@ from datetime import date
 
 from roomsync.app.sync.closures import remembered
 from roomsync.app.sync.pms import PmsFacts, read_free_rooms
-from roomsync.app.sync.report import SyncReport
+from roomsync.app.sync.report import COMMAND_LINE, SyncReport
 from roomsync.app.sync.runs.listing_pass import sync_listings
 from roomsync.app.sync.runs.property_sync import (
     PropertySync,
@@ -35,6 +35,7 @@ async def push_nights(
     *,
     priority: Priority = Priority.GUEST,
     exclude_listing_id: str | None = None,
+    trigger: str = COMMAND_LINE,
 ) -> SyncReport:
     """Push ``nights`` of ``room_type_id`` to its listings now (not ``exclude_listing_id``)."""
     wanted = sorted(set(nights))
@@ -42,7 +43,7 @@ async def push_nights(
     async def body(report: SyncReport) -> None:
         await _push(sync, report, room_type_id, wanted, priority, exclude_listing_id)
 
-    return await sync.recorder.run(PUSH_NIGHTS, False, body)
+    return await sync.recorder.run(PUSH_NIGHTS, False, body, trigger=trigger)
 
 
 async def _push(
@@ -75,7 +76,6 @@ async def _push(
     closures = remembered(located, first, last)
     prices = await asyncio.to_thread(cached_prices, sync, mapping, {room_type_id}, first, last)
     facts = PmsFacts(first, last, free, closures, prices, read_at=read_at)
-    run = ledger_run(sync, nights, priority)
+    run = ledger_run(sync, report, nights, priority)
     report.listings = await sync_listings(sync, run, listings, facts, states)
     await forget_digests(sync, report.listings)
-

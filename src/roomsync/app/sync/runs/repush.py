@@ -8,14 +8,14 @@ from __future__ import annotations
 import asyncio
 
 from roomsync.app.sync.connected import push_connected_prices
-from roomsync.app.sync.report import SyncReport
-from roomsync.app.sync.runs.property_sync import PropertySync, cached_prices, horizon, load_mapping
+from roomsync.app.sync.report import COMMAND_LINE, SyncReport
+from roomsync.app.sync.runs.property_sync import PropertySync, cached_prices, horizon, load_mapping, stamp
 
 REPUSH = "repush"
 
 
-async def repush_connected_prices(sync: PropertySync) -> SyncReport:
-    return await sync.recorder.run(REPUSH, False, lambda report: _repush(sync, report))
+async def repush_connected_prices(sync: PropertySync, *, trigger: str = COMMAND_LINE) -> SyncReport:
+    return await sync.recorder.run(REPUSH, False, lambda report: _repush(sync, report), trigger=trigger)
 
 
 async def _repush(sync: PropertySync, report: SyncReport) -> None:
@@ -36,5 +36,6 @@ async def _repush(sync: PropertySync, report: SyncReport) -> None:
         nights,
         clock=sync.clock,
         dry_run=False,
+        stamp=stamp(sync, report),
         ignore_ledger=True,
     )

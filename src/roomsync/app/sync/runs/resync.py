@@ -9,7 +9,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import date
 
-from roomsync.app.sync.report import SyncReport
+from roomsync.app.sync.report import COMMAND_LINE, SyncReport
 from roomsync.app.sync.runs.full_sync import FullScope, full_pass
 from roomsync.app.sync.runs.property_sync import PropertySync, check_request
 from roomsync.core.ports import ListingKey
@@ -42,6 +42,8 @@ async def resync(
     listings: Collection[ListingKey] | None = None,
     date_from: date | None = None,
     date_to: date | None = None,
+    *,
+    trigger: str = COMMAND_LINE,
 ) -> SyncReport:
     """Re-read the channel of ``listings`` (all when None) over ``date_from..date_to``.
 
@@ -50,4 +52,6 @@ async def resync(
     request = ResyncRequest(listings, date_from, date_to)
     await check_request(sync, listings, (date_from, date_to))
     scope = request.scope(dry_run=False)
-    return await sync.recorder.run(RESYNC, False, lambda report: full_pass(sync, report, scope))
+    return await sync.recorder.run(
+        RESYNC, False, lambda report: full_pass(sync, report, scope), trigger=trigger
+    )
