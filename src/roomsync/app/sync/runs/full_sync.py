@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, replace
 
-from roomsync.app.sync.channel import ListingRun
 from roomsync.app.sync.closures import remembered, with_nights_replaced
 from roomsync.app.sync.connected import push_connected_prices
 from roomsync.app.sync.pms import PmsFacts, read_pms
@@ -20,8 +19,8 @@ from roomsync.app.sync.runs.property_sync import (
     PropertySync,
     Window,
     active_types,
-    close_unpriced,
     horizon,
+    listing_run,
     listing_states,
     load_mapping,
     max_price_reads,
@@ -112,15 +111,8 @@ async def full_pass(sync: PropertySync, report: SyncReport, scope: FullScope) ->
         )
     summarise_pms(report, facts, len(room_types))
     sync.progress("pms", 1, 1)
-    run = ListingRun(
-        client=sync.client,
-        store=sync.store,
-        property_id=sync.property_id,
-        nights=nights,
-        clock=sync.clock,
-        max_dates_per_request=sync.settings.max_dates_per_request,
-        stamp=stamp(sync, report),
-        close_unpriced=close_unpriced(sync),
+    run = replace(
+        listing_run(sync, report, nights),
         dry_run=scope.dry_run,
         read_channel=scope.read_channel,
         read_priority=scope.read_priority,

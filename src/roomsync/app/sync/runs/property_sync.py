@@ -7,7 +7,7 @@ import asyncio
 import logging
 import math
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
 
 from roomsync.adapters.client import ServiceClient
@@ -252,11 +252,9 @@ def stamp(sync: PropertySync, report: SyncReport) -> RunStamp:
     return RunStamp(report.kind, report.run_id, report.trigger, sync.settings.history_keep_days)
 
 
-def ledger_run(
-    sync: PropertySync, report: SyncReport, nights: list[date], priority: Priority | None = None
-) -> ListingRun:
-    """A run that writes from the ledger only (poll, targeted push, detection): a listing the
-    ledger does not know is left to the full sync."""
+def listing_run(sync: PropertySync, report: SyncReport, nights: list[date]) -> ListingRun:
+    """What every listing of ``report``'s run over ``nights`` shares, with the default flags
+    (a run of another kind sets its own with ``dataclasses.replace``)."""
     return ListingRun(
         client=sync.client,
         store=sync.store,
@@ -266,6 +264,12 @@ def ledger_run(
         max_dates_per_request=sync.settings.max_dates_per_request,
         stamp=stamp(sync, report),
         close_unpriced=close_unpriced(sync),
-        write_priority=priority,
-        require_ledger=True,
     )
+
+
+def ledger_run(
+    sync: PropertySync, report: SyncReport, nights: list[date], priority: Priority | None = None
+) -> ListingRun:
+    """A run that writes from the ledger only (poll, targeted push, detection): a listing the
+    ledger does not know is left to the full sync."""
+    return replace(listing_run(sync, report, nights), write_priority=priority, require_ledger=True)
