@@ -42,7 +42,7 @@ PROCESSING_SECONDS = 30.0
 """What a run adds to the wait before its change shows on the channel (reads, then the write)."""
 
 POLL_COSTS = JobCosts(
-    availability_poll=1,  # the daemon's poll: one PMS read (SyncEngine.poll_availability)
+    availability_poll=1,  # the daemon's poll: one PMS read (the poll of run_kinds)
     changed_listing_push=1,
     price_detection=4,  # a full sync: free rooms, a closure check window or two, a Prices batch
     reconciliation_per_listing=1,

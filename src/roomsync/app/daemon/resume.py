@@ -11,10 +11,12 @@ one failed, a listing mapped since) the first full sync runs at once, as on a fi
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from roomsync.adapters.store import Store
+from roomsync.app.daemon import run_kinds
 from roomsync.core.ports import SyncRun
 
 FULL_SYNC_RUN = "sync"
@@ -57,3 +59,16 @@ def resumable(full_sync: SyncRun | None, covered: bool) -> bool:
 
 def aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+async def resume_point(store: Store, property_id: str, runs: run_kinds.Runs) -> ScheduleResume | None:
+    """Where the schedule stands in the store, when it may be continued (None: start afresh)."""
+    full_sync, started = await asyncio.to_thread(
+        last_runs, store, property_id, (run_kinds.POLL, run_kinds.DETECT)
+    )
+    covered = full_sync is not None and await run_kinds.synced_every_listing_since(
+        runs, aware(full_sync.started_at)
+    )
+    if full_sync is None or not resumable(full_sync, covered):
+        return None
+    return ScheduleResume(full_sync, started)

@@ -1,0 +1,248 @@
+"""The planner of one property's daemon: what its runs have cost, what is left of the price fill,
+the learned weeks, and the plan made from them after each run.
+
+:mod:`.planning` holds the maths (the plan, the full-sync cadence, the price-read allowance); this
+module keeps the state that maths is fed with between runs, and says it (the ``schedule:`` and
+``price fill:`` log lines, the plan's gauges). It sends no request: the engine's estimates come
+through :mod:`.run_kinds`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+from collections.abc import Callable
+from datetime import datetime
+
+from roomsync.adapters.client.config import reserves_of
+from roomsync.adapters.client.quota import QuotaGate
+from roomsync.adapters.store import Store
+from roomsync.app.daemon import run_kinds
+from roomsync.app.daemon.jobs import service_failed
+from roomsync.app.daemon.planning import (
+    DayCosts,
+    PollPlan,
+    RunCosts,
+    Shapes,
+    fill_reads_per_day,
+    full_sync_delay,
+    least_price_reads,
+    plan_polling,
+    price_read_allowance,
+)
+from roomsync.app.daemon.price_fill import PriceFillStatus, UnreadPrices, fill_status
+from roomsync.app.sync import NoMapping, SyncReport
+from roomsync.core.ports import SyncRun
+from roomsync.metrics import Metrics
+from roomsync.property import PropertyContext
+
+PLAN_CHANGE_LOGGED = 0.25
+"""A new poll interval is logged when it differs from the last one logged by more than this share."""
+
+Log = logging.Logger | logging.LoggerAdapter[logging.Logger]
+
+
+class Planner:
+    """The running plan of one property's daemon; see the module docstring."""
+
+    def __init__(
+        self,
+        context: PropertyContext,
+        store: Store,
+        *,
+        metrics: Metrics,
+        clock: Callable[[], datetime],
+        log: Log,
+        gate: Callable[[], QuotaGate | None],
+    ) -> None:
+        self.context = context
+        self.settings = context.settings
+        self.property_id = context.property_id
+        self.store = store
+        self.metrics = metrics
+        self.clock = clock
+        self.log = log
+        self._gate = gate
+        """The quota gate the property's clients share (None before the daemon opens them)."""
+        self.reserves = reserves_of(self.settings)
+        self.plan: PollPlan | None = None
+        self.full_sync_failures = 0
+        """Full syncs in a row that ended failed or partial (the next one is tried sooner)."""
+        self.costs = RunCosts()
+        """What polls and detections have cost so far (the plan spends the budget by it)."""
+        self._full_sync_warm = self.costs.full_sync
+        """What the last full sync cost without its price fill (the next ones' cost, once filled)."""
+        self.unread = UnreadPrices(0, None, self.settings.horizon_days)
+        """The horizon's nights with no PMS price read yet, as the last full sync (or the store) left them."""
+        self._fill_logged = False
+        self._warm_estimate: int | None = None
+        """What a full sync costs once every price is cached and nothing changed (the engine's count)."""
+        self._last_full_sync_cold = False
+        """The last full sync filled the price cache (and located closures, wrote listings whole):
+        the next ones are planned at ``_warm_estimate`` instead of its cost."""
+        self._logged_interval: float | None = None
+        self.shapes: Shapes | None = None
+        """The learned weeks, reloaded from the store after a run that saw a change."""
+
+    @property
+    def gate(self) -> QuotaGate:
+        gate = self._gate()
+        assert gate is not None, "Daemon.open() first"
+        return gate
+
+    # --- what the runs showed ----------------------------------------------------------------------
+
+    def set_unread(self, unread: UnreadPrices) -> None:
+        """The nights left unread, as the store or a run says (and their gauge)."""
+        self.unread = unread
+        self.metrics.prices_unread_nights.labels(self.property_id).set(unread.nights)
+
+    def resumed_from(self, last: SyncRun) -> None:
+        """A replica that continues the schedule plans the next full syncs from the last one's cost."""
+        self._full_sync_warm = max(last.requests_spent - last.price_fill_reads, 1)
+        self._last_full_sync_cold = last.price_fill_reads > 0
+        self.cost_full_syncs()
+
+    def run_crashed(self, kind: str) -> None:
+        if kind == run_kinds.PRICES:
+            self.full_sync_failures += 1
+
+    def run_seen(self, kind: str, report: SyncReport) -> None:
+        """What ``report``'s run cost, for planning the next runs of its kind."""
+        if kind == run_kinds.POLL:
+            self.costs.poll_seen(report.requests)
+        if kind == run_kinds.PRICES:
+            self._full_sync_warm = max(report.requests - report.pms.price_fill_reads, 1)
+            self._last_full_sync_cold = report.pms.price_fill_reads > 0
+            if report.pms.availability_reads:  # it got as far as reading the PMS
+                pms = report.pms
+                self.set_unread(
+                    UnreadPrices(pms.prices_unread_nights, pms.first_unread_night, self.unread.horizon_nights)
+                )
+            self.cost_full_syncs()
+            self.full_sync_failures = self.full_sync_failures + 1 if service_failed(report) else 0
+            if report.pms.price_fill_reads:
+                self._log_fill(report)
+        if kind == run_kinds.DETECT:
+            self.costs.detection_seen(report.requests - report.pms.price_fill_reads, self.costs.check_windows)
+        if kind == run_kinds.RECONCILE:
+            self.costs.reconcile = max(report.requests, 1)
+
+    async def estimate_detection(self, runs: run_kinds.Runs) -> None:
+        """What the next detection will cost (its check windows), and a warm full sync, for the plan."""
+        with contextlib.suppress(NoMapping):
+            self.costs.check_windows = await run_kinds.detection_window_count(runs)
+            self._warm_estimate = await run_kinds.warm_full_sync_cost(runs)
+        self.cost_full_syncs()
+
+    def cost_full_syncs(self) -> None:
+        """What the next full syncs will cost, for the plan: the last one's cost without its price
+        fill, plus the fill the next one will still do (none once every night is read)."""
+        gate = self._gate()
+        quota = gate.quota if gate is not None else self.settings.daily_quota
+        self.costs.full_sync = self._warm_cost + min(self.unread.nights, least_price_reads(quota))
+
+    @property
+    def _warm_cost(self) -> int:
+        """What the next full sync costs without a price fill."""
+        if self._last_full_sync_cold and self._warm_estimate is not None:
+            return self._warm_estimate
+        return self._full_sync_warm
+
+    # --- the plan ----------------------------------------------------------------------------------
+
+    def _listing_count(self) -> int:
+        mapping = self.store.mappings.load_mapping(self.property_id)
+        return len(mapping.listings) if mapping else 0
+
+    def _day_costs(self) -> DayCosts:
+        """What each kind of run costs, a full sync at its warm cost (no price fill)."""
+        return DayCosts(
+            listings=self._listing_count(),
+            poll_cost=self.costs.poll_cost,
+            detect_cost=self.costs.detect_cost,
+            full_sync_cost=self._warm_cost,
+            full_sync_every=self.full_sync_interval(),
+            reconcile_cost=self.costs.reconcile,
+        )
+
+    def price_read_cap(self) -> int:
+        """The price reads the run starting now may spend (:func:`.planning.price_read_allowance`)."""
+        gate = self.gate
+        return price_read_allowance(
+            self.settings, gate.snapshot(), self._day_costs(), resets_at=gate.resets_at(), now=self.clock()
+        )
+
+    def fill_reads_per_day(self) -> int:
+        """Price reads of unread nights a whole day of the plan affords (for the read-by date)."""
+        return fill_reads_per_day(self.settings, self.gate.quota, self._day_costs())
+
+    def price_fill(self) -> PriceFillStatus:
+        return fill_status(
+            self.unread,
+            self.fill_reads_per_day(),
+            self.clock().date(),
+            self.settings.unread_price_nights.value,
+        )
+
+    def full_sync_interval(self) -> float:
+        """Seconds until the next full sync (:func:`.planning.full_sync_delay`)."""
+        return full_sync_delay(
+            self.settings,
+            quota=self.gate.quota,  # one gate for all the property's clients
+            last_cost=self.costs.full_sync,
+            failures=self.full_sync_failures,
+        )
+
+    def replan(self) -> PollPlan:
+        gate = self.gate
+        now = self.clock()
+        plan = plan_polling(
+            self.settings,
+            gate.snapshot(),
+            self.reserves,
+            resets_at=gate.resets_at(),
+            now=now,
+            listings=self._listing_count(),
+            poll_cost=self.costs.poll_cost,
+            detect_cost=self.costs.detect_cost,
+            full_sync_cost=self.costs.full_sync,
+            full_sync_every=self.full_sync_interval(),
+            reconcile_cost=self.costs.reconcile,
+            shapes=self.shapes,
+        )
+        self.plan = plan
+        finite = math.isfinite(plan.interval)
+        pid = self.property_id
+        self.metrics.poll_interval.labels(pid).set(plan.interval if finite else math.inf)
+        self.metrics.staleness_bound.labels(pid).set(plan.staleness_bound)
+        self.metrics.detect_interval.labels(pid).set(plan.detect_interval)
+        self.metrics.detect_staleness_bound.labels(pid).set(plan.detect_staleness_bound)
+        last = self._logged_interval
+        if (
+            last is None
+            or math.isfinite(last) != finite
+            or (finite and abs(plan.interval - last) > PLAN_CHANGE_LOGGED * last)
+        ):
+            self._logged_interval = plan.interval
+            self.log.info("schedule: %s", plan.explanation)
+        return plan
+
+    def _log_fill(self, report: SyncReport) -> None:
+        """Say what the price fill did and what the day's plan gets after it (once it is done, and
+        at each step while it is not)."""
+        if self._fill_logged and self.unread.nights == 0:
+            return
+        plan = self.replan()
+        fill = self.price_fill()
+        self.log.info(
+            "price fill: this full sync read %d nights' PMS prices (%d of its %d requests); %s; "
+            "the rest of today's plan: %s",
+            report.pms.price_fill_reads,
+            report.pms.price_fill_reads,
+            report.requests,
+            fill.explanation,
+            plan.explanation,
+        )
+        self._fill_logged = self.unread.nights == 0

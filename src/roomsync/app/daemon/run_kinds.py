@@ -1,0 +1,146 @@
+"""The daemon's one door to the sync: which function runs each kind of run, and the little else the
+daemon asks of the sync (its estimates, the runs in flight, the client).
+
+Every run the daemon starts (and, through it, the console's resync plan), and everything else it
+asks of what makes the runs, goes through here and nowhere else in the package (the report and
+history types are imported where they are read), so the way the runs are made can change behind
+this module alone.
+
+========== ==========================================================================================
+kind       run
+========== ==========================================================================================
+prices     the full sync: free rooms, closures, PMS price detection, listing pushes, connected prices
+poll       one PMS read, pushes of the listings that changed
+detect     the closure check of the near nights (its windows also settle prices), pushes on a change
+reconcile  every channel calendar re-read, drift counted and repaired
+repush     every connected-channel price again
+push       the webhook bridge's nights of one room type (:func:`push_nights`)
+resync     the admin's request (:func:`resync`; :func:`plan_resync` is its dry run)
+========== ==========================================================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Collection
+from datetime import date, datetime
+
+from roomsync.adapters.client import ServiceClient
+from roomsync.adapters.store import Store
+from roomsync.app.sync import SyncReport
+from roomsync.app.sync.engine import DETECT, POLL, REPUSH, SyncEngine, SyncOptions
+from roomsync.core.ports import ListingKey
+from roomsync.metrics import Metrics
+from roomsync.property import PropertyContext
+
+PRICES = "prices"
+RECONCILE = "reconcile"
+PUSH = "push"
+RESYNC = "resync"
+SCHEDULED = (PRICES, POLL, DETECT, RECONCILE, REPUSH)
+"""The kinds the daemon's schedule runs (push and resync run on demand)."""
+
+__all__ = [
+    "DETECT",
+    "POLL",
+    "PRICES",
+    "PUSH",
+    "RECONCILE",
+    "REPUSH",
+    "RESYNC",
+    "SCHEDULED",
+    "SCHEDULED_RUNS",
+    "Runs",
+    "client_of",
+    "detection_window_count",
+    "open_runs",
+    "plan_resync",
+    "push_nights",
+    "resync",
+    "runs_in_flight",
+    "runs_starting",
+    "synced_every_listing_since",
+    "warm_full_sync_cost",
+]
+
+Runs = SyncEngine
+"""What every run of one property is made with (its context, store, client, recorder, clock)."""
+
+ScheduledRun = Callable[[Runs], Awaitable[SyncReport]]
+
+# each run is looked up on ``runs`` when it starts, not bound once: the benches time the runs by
+# wrapping them on the daemon's engine after it opened
+SCHEDULED_RUNS: dict[str, ScheduledRun] = {
+    PRICES: lambda runs: runs.sync_property(),
+    POLL: lambda runs: runs.poll_availability(),
+    DETECT: lambda runs: runs.detect_changes(),
+    RECONCILE: lambda runs: runs.reconcile(),
+    REPUSH: lambda runs: runs.repush_connected_prices(),
+}
+"""The function that runs each scheduled kind."""
+
+
+def open_runs(
+    context: PropertyContext,
+    store: Store,
+    client: ServiceClient,
+    *,
+    metrics: Metrics,
+    clock: Callable[[], datetime],
+    price_read_cap: Callable[[], int],
+) -> Runs:
+    """The runs of ``context``'s property through ``client``, each asking ``price_read_cap`` for
+    the price reads it may spend when it starts."""
+    return SyncEngine(
+        context,
+        store,
+        client,
+        metrics=metrics,
+        clock=clock,
+        options=SyncOptions(price_read_cap=price_read_cap),
+    )
+
+
+async def push_nights(
+    runs: Runs, room_type_id: int, nights: list[date], exclude_listing_id: str | None
+) -> SyncReport:
+    return await runs.push_nights(room_type_id, nights, exclude_listing_id=exclude_listing_id)
+
+
+async def resync(
+    runs: Runs, listings: Collection[ListingKey] | None, date_from: date | None, date_to: date | None
+) -> SyncReport:
+    return await runs.resync(listings, date_from, date_to)
+
+
+async def plan_resync(
+    runs: Runs, listings: Collection[ListingKey] | None, date_from: date | None, date_to: date | None
+) -> SyncReport:
+    return await runs.plan_resync(listings, date_from, date_to)
+
+
+async def detection_window_count(runs: Runs) -> int:
+    """The check windows the next detection reads (no request)."""
+    return len(await runs.detection_windows())
+
+
+async def warm_full_sync_cost(runs: Runs) -> int:
+    """What a full sync costs once every price is cached and nothing changed (no request)."""
+    return await runs.warm_full_sync_cost()
+
+
+async def synced_every_listing_since(runs: Runs, since: datetime) -> bool:
+    return await runs.synced_every_listing_since(since)
+
+
+def runs_starting(runs: Runs) -> int:
+    """Runs being recorded, their ids not known yet."""
+    return runs.runs_starting
+
+
+def runs_in_flight(runs: Runs) -> set[int]:
+    """Ids of the runs in progress (alive, whatever their heartbeat says)."""
+    return runs.runs_in_flight
+
+
+def client_of(runs: Runs) -> ServiceClient:
+    return runs.client

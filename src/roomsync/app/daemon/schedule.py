@@ -1,0 +1,161 @@
+"""When each kind of one property's runs comes next: the first runs when the daemon starts (or the
+schedule continued from the store, :mod:`.resume`), then each run's successor when it ends.
+
+The full sync, the reconciliation and the re-push keep their cadence at a fixed rate; the poll
+and the detection are planned again after each run (:class:`~.planner.Planner`). The runs
+themselves are the daemon's: this module only says when (through :class:`~.scheduler.ChainScheduler`).
+Every wait is multiplied by ``time_scale``.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import random
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+
+from roomsync.app.daemon.jobs import JobRecord
+from roomsync.app.daemon.planner import Planner
+from roomsync.app.daemon.resume import ScheduleResume, aware
+from roomsync.app.daemon.run_kinds import DETECT, POLL, PRICES, RECONCILE, REPUSH
+from roomsync.app.daemon.scheduler import ChainScheduler, wall_now
+
+ScheduledRun = Callable[[str], Awaitable[bool]]
+"""Runs one scheduled kind; False when the daemon is stopping (the run has no successor then)."""
+
+
+class Schedule:
+    """The chains of one property's scheduled runs; see the module docstring."""
+
+    def __init__(
+        self,
+        planner: Planner,
+        run: ScheduledRun,
+        *,
+        rng: random.Random,
+        log: logging.Logger | logging.LoggerAdapter[logging.Logger],
+    ) -> None:
+        self.planner = planner
+        self.settings = planner.settings
+        self._run = run
+        self.rng = rng
+        self.log = log
+        self._scheduler = ChainScheduler()
+        self._firing: set[str] = set()
+        """Scheduled kinds whose run has started (waiting for the lock or running)."""
+        self._stopping = False
+
+    def start(self) -> None:
+        self._scheduler.start()
+
+    def first_runs(self, resume: ScheduleResume | None, prices: JobRecord) -> None:
+        """The first full sync at once (give or take the jitter), or the schedule the store shows
+        continued (``prices``: the full syncs' record, given the last one's end); the
+        reconciliation and the re-push an interval from now."""
+        scale = self.settings.time_scale
+        if resume is None:
+            self._schedule(PRICES, self._jitter())
+        else:
+            self._continue(resume, prices)
+        self._schedule(RECONCILE, self.settings.reconcile_interval_seconds * scale + self._jitter())
+        self._schedule(REPUSH, self.settings.repush_interval_seconds * scale + self._jitter())
+        if resume is None:
+            plan = self.planner.plan
+            self.log.info(
+                "serving property %s: first full sync now, then %s",
+                self.planner.property_id,
+                plan.explanation if plan else "polling as the budget allows",
+            )
+
+    def _continue(self, resume: ScheduleResume, record: JobRecord) -> None:
+        """Continue the schedule the store shows (:mod:`.resume`): each job when it is due,
+        counted from its last run, at once when that is past."""
+        last = resume.full_sync
+        assert last.finished_at is not None
+        self.planner.resumed_from(last)
+        record.last_run_at, record.last_result = aware(last.finished_at), last.result
+        now = self.planner.clock()
+        scale = self.settings.time_scale
+        plan = self.planner.replan()
+        started = aware(last.started_at)
+
+        def wait(since: datetime, interval: float) -> float:
+            return max(0.0, interval * scale - (now - since).total_seconds())
+
+        self._schedule(PRICES, wait(started, self.planner.full_sync_interval()) + self._jitter())
+        for kind, interval in ((POLL, plan.interval), (DETECT, plan.detect_interval)):
+            if math.isfinite(interval):
+                self._schedule(kind, wait(resume.last_started.get(kind, started), interval))
+            else:
+                self._schedule(kind, plan.seconds_to_reset * scale + self._jitter())
+        self.log.info(
+            "serving property %s: its last full sync (run %d) ended %s at %s; the schedule goes on "
+            "from the store, the next full sync in %.0f s, then %s",
+            self.planner.property_id,
+            last.id,
+            last.result,
+            record.last_run_at.isoformat(timespec="seconds"),
+            wait(started, self.planner.full_sync_interval()) / scale,
+            plan.explanation,
+        )
+
+    async def _fire(self, kind: str) -> None:
+        due = self._scheduler.due(kind) or wall_now()
+        self._firing.add(kind)
+        try:
+            if not await self._run(kind):
+                return
+        finally:
+            self._firing.discard(kind)
+        # fixed rate: the next run is due an interval after this one was due, not after it ended,
+        # so the time a run takes (or waits for another) does not stretch the schedule
+        behind = (wall_now() - due).total_seconds()
+        scale = self.settings.time_scale
+        if kind == PRICES:
+            self._schedule(PRICES, self.planner.full_sync_interval() * scale - behind)
+        elif kind == RECONCILE:
+            self._schedule(RECONCILE, self.settings.reconcile_interval_seconds * scale - behind)
+        elif kind == REPUSH:
+            self._schedule(REPUSH, self.settings.repush_interval_seconds * scale - behind)
+        if kind == POLL or (kind == PRICES and POLL not in self._firing):
+            # both read availability: the next poll counts from this one (a poll already under way
+            # schedules its own successor: one chain of polls, never two)
+            self._schedule_poll(behind)
+        if kind == DETECT or (kind == PRICES and DETECT not in self._firing):
+            self._schedule_detect(behind)
+
+    def _schedule_poll(self, took: float = 0.0) -> None:
+        plan = self.planner.replan()
+        if math.isfinite(plan.interval):
+            delay = plan.interval * self.settings.time_scale - took
+        else:  # nothing left for polling today: wait for the reset, then spread out
+            delay = plan.seconds_to_reset * self.settings.time_scale + self._jitter()
+        self._schedule(POLL, delay)
+
+    def _schedule_detect(self, took: float = 0.0) -> None:
+        plan = self.planner.replan()
+        if math.isfinite(plan.detect_interval):
+            delay = plan.detect_interval * self.settings.time_scale - took
+        else:
+            delay = plan.seconds_to_reset * self.settings.time_scale + self._jitter()
+        self._schedule(DETECT, delay)
+
+    def _jitter(self) -> float:
+        return self.rng.uniform(0.0, self.settings.schedule_jitter_seconds) * self.settings.time_scale
+
+    def _schedule(self, kind: str, delay: float) -> None:
+        if self._stopping:
+            return
+        self._scheduler.schedule(kind, delay, self._fire, kind)
+
+    def next_run(self, kind: str) -> datetime | None:
+        return self._scheduler.next_run(kind)
+
+    def pause(self) -> None:
+        """Schedule nothing more and start no pending run; runs in progress go on."""
+        self._stopping = True
+        self._scheduler.pause()  # not shutdown: APScheduler's executor would cancel runs in flight
+
+    def shutdown(self) -> None:
+        self._scheduler.shutdown()
