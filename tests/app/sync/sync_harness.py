@@ -1,5 +1,6 @@
-"""Helpers of the sync-engine tests: the emulator's control surface, an independent model of what
-the channel should show, and a mapping of the demo hotel built from the scenario's own hints.
+"""Helpers of the sync tests (a test module per run kind): the emulator's control surface, an
+independent model of what the channel should show, and a mapping of the demo hotel built from the
+scenario's own hints.
 
 "Expected" values here never come from the sync: free rooms are read from the emulator's
 ``/_emulator/pms/availability`` read-back, closures and rack-rate prices from the emulator's PMS
@@ -18,7 +19,9 @@ import httpx
 
 from roomsync.adapters.store import Store
 from roomsync.app.sync.mapping_io import parse_mapping_toml
+from roomsync.app.sync.runs.full_sync import sync_property
 from roomsync.app.sync.runs.property_sync import PropertySync
+from roomsync.core.api.channel import Availability, InventoryOperation, InventoryUpdate
 from roomsync.emulator.state import EmulatorState
 from roomsync.metrics import Metrics
 from roomsync.settings import Settings
@@ -34,6 +37,17 @@ POST_PRICES = "POST /v1/ChannelManager/Prices"
 WRITES = (PUT_INVENTORY, POST_PRICES)
 HORIZON = 120
 """Nights synced in these tests: the demo's closures (nights 20-22, 45-46, 100-104) fall inside."""
+FIRST = NOW.date()
+LAST = FIRST + timedelta(days=HORIZON - 1)
+DETECT_NIGHTS = 60
+"""The nights a detection checks in the tests that run one (``detect_nights``)."""
+NEAR = FIRST + timedelta(days=DETECT_NIGHTS - 1)
+AVAILABILITY_ROOM = "POST /v1/Availability/Room"
+"""The PMS's free-room read."""
+DOUBLES = ("2001", "41000003")
+"""The room-type listing of room type 1 (account, listing)."""
+ROOM_TYPE_LISTING = "41000003"  # sells room type 1
+SUITES_LISTING = "41000004"  # sells room type 2
 
 
 @dataclass
@@ -46,9 +60,25 @@ class SyncFactory(Protocol):
     def __call__(self, store: Store, metrics: Metrics | None = None, **settings: Any) -> PropertySync: ...
 
 
-def load_demo_mapping(store: Store, settings: Settings, state: EmulatorState) -> None:
-    mapping = parse_mapping_toml(demo_mapping_toml(state), "demo mapping")
+def load_demo_mapping(
+    store: Store, settings: Settings, state: EmulatorState, *, connected: bool = True
+) -> None:
+    mapping = parse_mapping_toml(demo_mapping_toml(state, connected=connected), "demo mapping")
     store.mappings.replace_mapping(settings.effective_property_id, mapping)
+
+
+async def synced(make_sync: SyncFactory, store: Store, emulator: Emulator, control: Control) -> PropertySync:
+    """The demo property after one full sync (detecting ``DETECT_NIGHTS`` nights), the log cleared."""
+    sync = make_sync(store, detect_nights=DETECT_NIGHTS)
+    load_demo_mapping(store, sync.settings, emulator.state)
+    assert (await sync_property(sync)).result == "ok"
+    control.clear_log()
+    return sync
+
+
+def night(offset: int) -> str:
+    """The night ``offset`` nights from today, as the control surface takes it."""
+    return str(FIRST + timedelta(days=offset))
 
 
 def settings_for(base_url: str, tmp_path: Path, **overrides: Any) -> Settings:
@@ -125,8 +155,9 @@ class Control:
 # --- the demo hotel's mapping, from the scenario's hints -------------------------------------
 
 
-def demo_mapping_toml(state: EmulatorState) -> str:
-    """Every demo listing mapped to the room type the scenario says it sells, with a few rules."""
+def demo_mapping_toml(state: EmulatorState, *, connected: bool = True) -> str:
+    """Every demo listing mapped to the room type the scenario says it sells, with a few rules;
+    room types 1-4 feed the connected channels unless ``connected`` is False."""
     lines = ['currency = "EUR"']
     for hint in state.scenario.hints["listings"]:
         kind = "room_type" if hint["inventory"] == "room-type" else "single"
@@ -143,7 +174,7 @@ def demo_mapping_toml(state: EmulatorState) -> str:
             lines += ["[listing.price]", *rule["price"]]
         if "restrictions" in rule:
             lines += ["[listing.restrictions]", *rule["restrictions"]]
-    for room_type_id in (1, 2, 3, 4):
+    for room_type_id in (1, 2, 3, 4) if connected else ():
         lines += ["[[connected]]", f"room_type_id = {room_type_id}", "standard = true"]
         if room_type_id == 1:
             lines.append("non_refundable_discount_percent = 10")
@@ -245,6 +276,35 @@ def connected_mismatches(state: EmulatorState, control: Control, first: date, la
                             f"channel {channel_id} type {room_type_id} rate {rate} {night}: {got} != {wanted}"
                         )
     return problems
+
+
+def assert_converged(emulator: Emulator, control: Control) -> None:
+    """The channel calendars and the connected channels' prices show the PMS over the horizon."""
+    mismatches = channel_mismatches(emulator.state, control, FIRST, LAST)
+    assert mismatches == [], f"{len(mismatches)} differences, first: {mismatches[:5]}"
+    price_mismatches = connected_mismatches(emulator.state, control, FIRST, LAST)
+    assert price_mismatches == [], f"{len(price_mismatches)} differences, first: {price_mismatches[:5]}"
+
+
+def pushed_types(emulator: Emulator) -> set[int]:
+    """The room types of the listings connected on the channel: the only ones whose closures the
+    check reads around (a type whose listings are all unconnected cannot be pushed to)."""
+    hints = emulator.state.scenario.hints["listings"]
+    return {h["pmsRoomTypeId"] for h in hints if h["connected"] in ("Full", "Limited")}
+
+
+def block_body(listing: tuple[str, str], first: date, last: date) -> InventoryUpdate:
+    """A channel write making ``listing`` unavailable over ``first..last``: what someone else
+    changing the calendar behind roomsync's back sends."""
+    return InventoryUpdate(
+        account_id=listing[0],
+        listing_id=listing[1],
+        operations=[
+            InventoryOperation(
+                date_from=first, date_to=last, set_available=True, available=Availability.UNAVAILABLE
+            )
+        ],
+    )
 
 
 def _nights(first: date, last: date) -> list[date]:

@@ -9,50 +9,28 @@ from __future__ import annotations
 from datetime import timedelta
 
 from sync_harness import (
-    HORIZON,
-    NOW,
+    DETECT_NIGHTS,
+    FIRST,
+    LAST,
+    NEAR,
     POST_PRICES,
     PUT_INVENTORY,
+    ROOM_TYPE_LISTING,
+    SUITES_LISTING,
     Control,
     Emulator,
     SyncFactory,
+    assert_converged,
     channel_mismatches,
     closure_check_reads,
-    connected_mismatches,
-    load_demo_mapping,
+    night,
+    synced,
 )
 
 from roomsync.adapters.store import Store
 from roomsync.app.sync import ListingStatus
 from roomsync.app.sync.runs.detect import detect_changes
 from roomsync.app.sync.runs.full_sync import sync_property
-from roomsync.app.sync.runs.property_sync import PropertySync
-from roomsync.app.sync.runs.reconcile import reconcile
-from roomsync.app.sync.runs.resync import resync
-
-FIRST = NOW.date()
-LAST = FIRST + timedelta(days=HORIZON - 1)
-DETECT_NIGHTS = 60
-NEAR = FIRST + timedelta(days=DETECT_NIGHTS - 1)
-ROOM_TYPE_LISTING = "41000003"  # sells room type 1
-SUITES_LISTING = "41000004"  # sells room type 2
-
-
-def night(offset: int) -> str:
-    return str(FIRST + timedelta(days=offset))
-
-
-def assert_converged(emulator: Emulator, control: Control) -> None:
-    assert channel_mismatches(emulator.state, control, FIRST, LAST) == []
-    assert connected_mismatches(emulator.state, control, FIRST, LAST) == []
-
-
-async def synced(make_sync: SyncFactory, store: Store, emulator: Emulator, control: Control) -> PropertySync:
-    sync = make_sync(store, detect_nights=DETECT_NIGHTS)
-    load_demo_mapping(store, sync.settings, emulator.state)
-    assert (await sync_property(sync)).result == "ok"
-    control.clear_log()
-    return sync
 
 
 async def test_nothing_changed_costs_the_check_of_the_near_nights_only(
@@ -138,45 +116,4 @@ async def test_a_change_beyond_the_near_nights_waits_for_the_full_sync(
 
     full = await sync_property(sync)
     assert full.result == "ok"
-    assert_converged(emulator, control)
-
-
-async def test_a_closure_lifted_on_some_of_its_nights_is_found_by_the_reconciliation(
-    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
-) -> None:
-    sync = await synced(make_sync, sqlite_store, emulator, control)
-    control.call("POST", "/pms/close", {"dateFrom": night(10), "dateTo": night(14), "roomTypeId": 1})
-    assert (await detect_changes(sync)).pms.closures_changed == (1,)
-    assert_converged(emulator, control)
-    control.call(
-        "POST", "/pms/close", {"dateFrom": night(12), "dateTo": night(12), "roomTypeId": 1, "open": True}
-    )
-
-    # the check's blind spot, by design: the run's window still reads closed
-    blind = await detect_changes(sync)
-    assert blind.pms.closures_changed == ()
-    assert channel_mismatches(emulator.state, control, FIRST, LAST) != []
-
-    control.clear_log()
-    reconciled = await reconcile(sync)
-
-    assert reconciled.result == "ok" and 1 in reconciled.pms.closures_located
-    assert_converged(emulator, control)
-    day = control.calendar(ROOM_TYPE_LISTING, FIRST + timedelta(days=12), FIRST + timedelta(days=12))
-    assert {d["availability"] for d in day.values()} == {"available"}
-
-
-async def test_a_resync_finds_a_closure_lifted_on_some_of_its_nights(
-    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
-) -> None:
-    sync = await synced(make_sync, sqlite_store, emulator, control)
-    control.call("POST", "/pms/close", {"dateFrom": night(20), "dateTo": night(22), "roomTypeId": 1})
-    assert (await detect_changes(sync)).pms.closures_changed == (1,)
-    control.call(
-        "POST", "/pms/close", {"dateFrom": night(22), "dateTo": night(22), "roomTypeId": 1, "open": True}
-    )
-
-    resynced = await resync(sync)
-
-    assert resynced.result == "ok"
     assert_converged(emulator, control)

@@ -1,4 +1,5 @@
-"""The sync engine against the emulator over loopback HTTP, with the real store.
+"""The full sync (``roomsync.app.sync.runs.full_sync``) against the emulator over loopback HTTP,
+with the real store.
 
 Convergence is judged against the emulator's own PMS state and channel read-backs
 (sync_harness), never against the engine's computation.
@@ -7,12 +8,15 @@ Convergence is judged against the emulator's own PMS state and channel read-back
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import date, timedelta
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from sync_harness import (
+    DOUBLES,
+    FIRST,
     HORIZON,
+    LAST,
     NOW,
     POST_PRICES,
     PUT_INVENTORY,
@@ -20,10 +24,11 @@ from sync_harness import (
     Control,
     Emulator,
     SyncFactory,
+    assert_converged,
     channel_mismatches,
     closure_check_reads,
-    connected_mismatches,
     load_demo_mapping,
+    pushed_types,
 )
 
 from roomsync.adapters.store import Store
@@ -32,30 +37,8 @@ from roomsync.adapters.store.webhook_records import ChannelBooking, SqlWebhookRe
 from roomsync.app.daemon.observe import set_listing_gauges
 from roomsync.app.sync import ListingStatus, PricesResult, SyncOptions
 from roomsync.app.sync.runs.full_sync import sync_property
-from roomsync.app.sync.runs.plan import plan
-from roomsync.app.sync.runs.poll import poll
-from roomsync.app.sync.runs.push import push_nights
-from roomsync.app.sync.runs.resync import ResyncRequest, resync
 from roomsync.core.ports import ListingKey
 from roomsync.metrics import Metrics
-
-FIRST = NOW.date()
-LAST = FIRST + timedelta(days=HORIZON - 1)
-DOUBLES = ("2001", "41000003")  # room-type listing of room type 1
-
-
-def pushed_types(emulator: Emulator) -> set[int]:
-    """The room types of the listings connected on the channel: the only ones whose closures the
-    check reads around (a type whose listings are all unconnected cannot be pushed to)."""
-    hints = emulator.state.scenario.hints["listings"]
-    return {h["pmsRoomTypeId"] for h in hints if h["connected"] in ("Full", "Limited")}
-
-
-def assert_converged(emulator: Emulator, control: Control) -> None:
-    mismatches = channel_mismatches(emulator.state, control, FIRST, LAST)
-    assert mismatches == [], f"{len(mismatches)} differences, first: {mismatches[:5]}"
-    price_mismatches = connected_mismatches(emulator.state, control, FIRST, LAST)
-    assert price_mismatches == [], f"{len(price_mismatches)} differences, first: {price_mismatches[:5]}"
 
 
 async def test_demo_property_converges_and_a_quiet_sync_costs_its_closure_check(
@@ -248,79 +231,6 @@ async def test_paused_and_unconnected_listings_are_skipped_and_said_so(
     assert sample("roomsync_sync_runs_total", paused | {"kind": "sync", "result": "ok"}) == 1
 
 
-async def test_plan_sends_no_write_and_the_sync_after_it_reads_nothing_twice(
-    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
-) -> None:
-    sync = make_sync(sqlite_store)
-    load_demo_mapping(sqlite_store, sync.settings, emulator.state)
-    before = control.calendar("41000001", FIRST, LAST)
-
-    planned = await plan(sync)
-
-    assert (
-        planned.result == "planned"
-        and planned.planned_operations > 0
-        and planned.prices.result is PricesResult.PLANNED
-    )
-    assert control.writes() == 0 and control.calendar("41000001", FIRST, LAST) == before
-    assert sqlite_store.sync_runs.recent_runs(sync.property_id) == []
-    reads = control.total()
-    assert planned.requests == reads
-    control.clear_log()
-    report = await sync_property(sync)
-    # the channel reads, the cold price cache and the closures' locating were paid by the plan:
-    # what is left is the free rooms and the closure check around the closures it located
-    check = closure_check_reads(emulator.state, pushed_types(emulator), FIRST, LAST)
-    assert control.counts().get(READ_INVENTORY, 0) == 0 and control.total() - control.writes() == 1 + check
-    assert report.operations == planned.planned_operations
-    assert_converged(emulator, control)
-
-
-async def test_resync_repairs_drift_the_ledger_cannot_see(
-    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
-) -> None:
-    sync = make_sync(sqlite_store)
-    load_demo_mapping(sqlite_store, sync.settings, emulator.state)
-    await sync_property(sync)
-    drift = FIRST + timedelta(days=12)
-    # someone else changes the channel calendar behind roomsync's back
-    await sync.client.update_inventory(_block_body(DOUBLES, drift, drift + timedelta(days=2)))
-    assert control.calendar("41000003", drift, drift)[drift]["availability"] == "unavailable"
-    await sync_property(sync)
-    assert control.calendar("41000003", drift, drift)[drift]["availability"] == "unavailable"
-    control.clear_log()
-
-    doubles = ListingKey(sync.property_id, *DOUBLES)
-    report = await resync(sync, [doubles], drift - timedelta(days=3), drift + timedelta(days=10))
-
-    outcome = report.outcome(doubles)
-    assert outcome is not None and outcome.status is ListingStatus.WRITTEN and outcome.read_channel
-    assert outcome.drift_days == 3
-    assert [o.listing_id for o in report.listings] == ["41000003"]
-    assert control.counts()[READ_INVENTORY] == 1 and control.counts()[PUT_INVENTORY] == 1
-    assert control.counts().get(POST_PRICES, 0) == 0
-    assert_converged(emulator, control)
-
-
-async def test_a_resync_of_a_few_nights_keeps_the_closures_located_outside_them(
-    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
-) -> None:
-    """A resync of a date range (and its plan) reads the closures of those nights only: the store
-    keeps the ones located elsewhere, which the polls and the guest checks use (forgotten, the next
-    poll would open the closed nights on the channel, a guest check would answer yes for them)."""
-    sync = make_sync(sqlite_store)
-    load_demo_mapping(sqlite_store, sync.settings, emulator.state)
-    assert (await sync_property(sync)).result == "ok"
-    located = sqlite_store.sync_state.located_closures(sync.property_id)
-    assert located.property_wide and located.room_types  # the demo's, 45 and 100 nights ahead
-    first, last = FIRST + timedelta(days=2), FIRST + timedelta(days=4)
-    await plan(sync, ResyncRequest([ListingKey(sync.property_id, *DOUBLES)], first, last))
-    assert (await resync(sync, None, first, last)).result == "ok"
-    assert sqlite_store.sync_state.located_closures(sync.property_id) == located
-    assert (await poll(sync)).result == "ok"
-    assert_converged(emulator, control)
-
-
 async def test_a_full_sync_fills_the_guests_availability_view(
     emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
 ) -> None:
@@ -338,57 +248,6 @@ async def test_a_full_sync_fills_the_guests_availability_view(
         rows = view.read_nights(sync.property_id, room_type_id, per_night)
         assert {night: row.free_rooms for night, row in rows.items()} == per_night, room_type_id
         assert not any(row.stale for row in rows.values())
-
-
-def _block_body(listing: tuple[str, str], first: date, last: date) -> Any:
-    from roomsync.core.api.channel import Availability, InventoryOperation, InventoryUpdate
-
-    return InventoryUpdate(
-        account_id=listing[0],
-        listing_id=listing[1],
-        operations=[
-            InventoryOperation(
-                date_from=first, date_to=last, set_available=True, available=Availability.UNAVAILABLE
-            )
-        ],
-    )
-
-
-async def test_push_nights_writes_only_the_other_listings_of_the_room_type(
-    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
-) -> None:
-    sync = make_sync(sqlite_store)
-    load_demo_mapping(sqlite_store, sync.settings, emulator.state)
-    await sync_property(sync)
-    studios = control.free_rooms(FIRST, LAST)[4]
-    night = next(n for n in sorted(studios) if n > FIRST and studios[n] > 0)
-    free = studios[night]
-    for _ in range(free):  # take every studio that night
-        control.call(
-            "POST",
-            "/pms/book",
-            {
-                "dateFrom": str(night),
-                "dateTo": str(night + timedelta(days=1)),
-                "lastName": "Full",
-                "roomTypeId": 4,
-            },
-        )
-    control.clear_log()
-
-    report = await push_nights(sync, 4, [night], exclude_listing_id="41000002")
-
-    assert report.result == "ok"
-    assert control.counts() == {"POST /v1/Availability/Room": 1, PUT_INVENTORY: 1}
-    assert [o.listing_id for o in report.listings] == ["41000001"]
-    assert control.calendar("41000001", night, night)[night]["availability"] == "unavailable"
-    assert control.calendar("41000002", night, night)[night]["availability"] == "available"
-    assert sqlite_store.sync_runs.recent_runs(sync.property_id, kind="push_nights")[0].result == "ok"
-    # the next sync finds 41000001 in step and brings the excluded listing in step too
-    after_push = await sync_property(sync)
-    statuses = {o.listing_id: o.status for o in after_push.listings}
-    assert statuses["41000001"] is ListingStatus.UNCHANGED and statuses["41000002"] is ListingStatus.WRITTEN
-    assert_converged(emulator, control)
 
 
 async def test_the_budget_stops_price_reads_first_and_the_cache_fills_over_syncs(

@@ -1,0 +1,155 @@
+"""The poll (``roomsync.app.sync.runs.poll``) against the emulator over loopback HTTP: one PMS read
+of the free rooms, a push per listing whose calendar changed, from the ledger.
+
+What a poll costs is counted in the emulator's request log; what it brings about is judged against
+the emulator's PMS read-back and channel calendars (sync_harness), never against the engine's own
+view.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from sync_harness import (
+    AVAILABILITY_ROOM,
+    FIRST,
+    LAST,
+    PUT_INVENTORY,
+    ROOM_TYPE_LISTING,
+    SUITES_LISTING,
+    Control,
+    Emulator,
+    SyncFactory,
+    assert_converged,
+    channel_mismatches,
+    load_demo_mapping,
+    synced,
+)
+
+from roomsync.adapters.store import Store
+from roomsync.app.sync import ListingStatus
+from roomsync.app.sync.runs.full_sync import sync_property
+from roomsync.app.sync.runs.poll import poll
+from roomsync.core.ports import ListingKey
+
+DOUBLES_UNITS = 8
+"""The doubles' listing sells at most this many rooms of room type 1 (the scenario's hint)."""
+
+
+def book_two_doubles_nights(control: Control) -> tuple[date, int]:
+    """A front-desk booking of room type 1 over two nights the doubles' listing shows as they
+    are (fewer free rooms than it may sell); returns its first night and the reservation."""
+    free = control.free_rooms(FIRST, LAST)[1]
+    start = next(
+        n
+        for n in sorted(free)
+        if n > FIRST and 0 < free[n] <= DOUBLES_UNITS and 0 < free[n + timedelta(days=1)] <= DOUBLES_UNITS
+    )
+    booked = control.call(
+        "POST",
+        "/pms/book",
+        {
+            "dateFrom": str(start),
+            "dateTo": str(start + timedelta(days=2)),
+            "lastName": "Poll",
+            "roomTypeId": 1,
+        },
+    )
+    return start, int(booked["reservationId"])
+
+
+async def test_a_front_desk_booking_reaches_the_channel_through_one_poll(
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
+) -> None:
+    sync = await synced(make_sync, sqlite_store, emulator, control)
+    start, reservation = book_two_doubles_nights(control)
+    assert channel_mismatches(emulator.state, control, FIRST, LAST) != []
+
+    report = await poll(sync)
+
+    assert report.result == "ok"
+    # one free-room read, one write: the only listing selling the booked room type
+    assert control.counts() == {AVAILABILITY_ROOM: 1, PUT_INVENTORY: 1}
+    written = {o.listing_id for o in report.listings if o.status is ListingStatus.WRITTEN}
+    assert written == {ROOM_TYPE_LISTING}
+    assert_converged(emulator, control)
+    end = start + timedelta(days=1)
+    free = control.free_rooms(start, end)[1]
+    days = control.calendar(ROOM_TYPE_LISTING, start, end)
+    assert {night: day["availableCount"] for night, day in days.items()} == free
+    runs = sqlite_store.sync_runs.recent_runs(sync.property_id, kind="poll")
+    assert [run.result for run in runs] == ["ok"]
+
+    # the booking cancelled: the free rooms are those the last full sync saw again, and the
+    # full sync must not skip the listing on the strength of the digest it kept then
+    control.call("POST", "/pms/cancel", {"reservationId": reservation})
+    control.clear_log()
+    after = await sync_property(sync)
+    statuses = {o.listing_id: o.status for o in after.listings}
+    assert statuses[ROOM_TYPE_LISTING] is ListingStatus.WRITTEN
+    assert control.counts()[PUT_INVENTORY] == 1
+    assert_converged(emulator, control)
+
+
+async def test_a_quiet_poll_costs_exactly_one_request(
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
+) -> None:
+    sync = await synced(make_sync, sqlite_store, emulator, control)
+
+    quiet = await poll(sync)
+
+    assert quiet.result == "ok"
+    assert control.total() == 1 and control.counts() == {AVAILABILITY_ROOM: 1}
+    assert {o.status for o in quiet.listings} <= {ListingStatus.UNCHANGED, ListingStatus.PAUSED}
+
+    # a new client, as after a restart: its token is in the store, the poll still costs one
+    control.clear_log()
+    again = await poll(make_sync(sqlite_store))
+    assert again.result == "ok" and control.total() == 1, control.counts()
+    assert_converged(emulator, control)
+
+
+async def test_a_poll_keeps_the_guests_availability_view_fresh(
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
+) -> None:
+    sync = await synced(make_sync, sqlite_store, emulator, control)
+    book_two_doubles_nights(control)
+
+    assert (await poll(sync)).result == "ok"
+
+    view = sqlite_store.availability_view
+    for room_type_id, per_night in control.free_rooms(FIRST, LAST).items():
+        rows = view.read_nights(sync.property_id, room_type_id, per_night)
+        assert {night: row.free_rooms for night, row in rows.items()} == per_night, room_type_id
+        assert not any(row.stale for row in rows.values())
+
+
+async def test_a_listing_the_ledger_does_not_know_is_left_to_the_full_sync(
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
+) -> None:
+    """The suites' listing is paused through the first full sync (nothing of it is in the
+    ledger), then resumed: the poll leaves its stale calendar alone, the next full sync writes it."""
+    sync = make_sync(sqlite_store)
+    load_demo_mapping(sqlite_store, sync.settings, emulator.state)
+    suites = ListingKey(sync.property_id, "2002", SUITES_LISTING)
+    sqlite_store.listing_states.set_paused(suites, True, "held back by the test")
+    assert (await sync_property(sync)).result == "ok"
+    sqlite_store.listing_states.set_paused(suites, False, None)
+    stale = control.calendar(SUITES_LISTING, FIRST, LAST)
+    assert any(
+        line.startswith(SUITES_LISTING) for line in channel_mismatches(emulator.state, control, FIRST, LAST)
+    )
+    control.clear_log()
+
+    report = await poll(sync)
+
+    assert report.result == "ok"
+    outcome = report.outcome(suites)
+    assert outcome is not None and outcome.status is ListingStatus.SKIPPED
+    assert "full sync" in (outcome.reason or "")
+    assert control.counts() == {AVAILABILITY_ROOM: 1}
+    assert control.calendar(SUITES_LISTING, FIRST, LAST) == stale
+
+    full = await sync_property(sync)
+    assert {o.listing_id: o.status for o in full.listings}[SUITES_LISTING] is ListingStatus.WRITTEN
+    assert_converged(emulator, control)
