@@ -39,7 +39,9 @@ from typing import Any
 import httpx
 from pydantic import SecretStr
 
+from roomsync.app.daemon import run_kinds
 from roomsync.app.daemon.replica import Replica
+from roomsync.app.daemon.run_kinds import Runs
 from roomsync.app.sync import SyncReport
 from roomsync.emulator.app import create_app
 from roomsync.emulator.clock import EmulatorClock
@@ -77,14 +79,14 @@ class RunTiming:
 
 
 def timed(
-    run: Callable[[], Awaitable[SyncReport]], clock: EmulatorClock, timings: list[RunTiming]
-) -> Callable[[], Awaitable[SyncReport]]:
+    run: Callable[[Runs], Awaitable[SyncReport]], clock: EmulatorClock, timings: list[RunTiming]
+) -> Callable[[Runs], Awaitable[SyncReport]]:
     """``run``, recording when it began (emulated) and how long it took (real)."""
 
-    async def measured() -> SyncReport:
+    async def measured(runs: Runs) -> SyncReport:
         started_at, began = clock.now(), time.perf_counter()
         try:
-            return await run()
+            return await run(runs)
         finally:
             timings.append(RunTiming(started_at, time.perf_counter() - began))
 
@@ -223,10 +225,8 @@ async def run(args: argparse.Namespace, base_url: str, clock: EmulatorClock, dat
         day = Day(control, clock.today() + timedelta(days=1), random.Random(args.seed))
         timings: list[RunTiming] = []
         timings_seen = 0
-        engine = daemon.engine
-        for name in ("poll_availability", "detect_changes", "sync_property"):
-            if hasattr(engine, name):  # the detection came with issue 18
-                setattr(engine, name, timed(getattr(engine, name), clock, timings))
+        for kind in (run_kinds.POLL, run_kinds.DETECT, run_kinds.PRICES):  # the daemon looks them up per run
+            run_kinds.SCHEDULED_RUNS[kind] = timed(run_kinds.SCHEDULED_RUNS[kind], clock, timings)
         replica.start()
         while daemon.jobs["prices"].last_result is None:  # the first full sync, on the day before
             await asyncio.sleep(0.05)

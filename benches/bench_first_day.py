@@ -37,8 +37,10 @@ from bench_daemon_day import Day, RunTiming, percentile, timed
 from bench_sync import mapping_toml
 from pydantic import SecretStr
 
+from roomsync.app.daemon import run_kinds
 from roomsync.app.daemon.replica import Replica
-from roomsync.app.sync import SyncEngine
+from roomsync.app.sync.runs.full_sync import sync_property
+from roomsync.app.sync.runs.property_sync import PropertySync
 from roomsync.emulator.app import create_app
 from roomsync.emulator.clock import EmulatorClock
 from roomsync.emulator.scenario import DEMO_MAPPING_TOML, Sizes, build_state
@@ -69,7 +71,7 @@ async def cli_first_sync(settings: Settings, clock: EmulatorClock) -> tuple[int,
         client = ServiceClient(context, budget_store=store.budget, token_store=store.tokens, clock=clock.now)
         try:
             began = time.perf_counter()
-            report = await SyncEngine(context, store, client, clock=clock.now).sync_property()
+            report = await sync_property(PropertySync.of(context, store, client, clock=clock.now))
             return report.requests, time.perf_counter() - began
         finally:
             await client.aclose()
@@ -100,9 +102,8 @@ async def run(
     await replica.open(migrate=True)
     daemon = replica.daemons[settings.effective_property_id]
     timings: list[RunTiming] = []
-    engine = daemon.engine
-    for name in ("poll_availability", "detect_changes", "sync_property"):
-        setattr(engine, name, timed(getattr(engine, name), clock, timings))
+    for kind in (run_kinds.POLL, run_kinds.DETECT, run_kinds.PRICES):  # the daemon looks them up per run
+        run_kinds.SCHEDULED_RUNS[kind] = timed(run_kinds.SCHEDULED_RUNS[kind], clock, timings)
     async with httpx.AsyncClient(base_url=f"{base_url}/_emulator", timeout=60) as control:
         day = Day(control, clock.today(), random.Random(args.seed))
         start = clock.now()

@@ -50,7 +50,9 @@ from typing import Any
 import httpx
 from pydantic import SecretStr
 
+from roomsync.app.daemon import run_kinds
 from roomsync.app.daemon.replica import Replica
+from roomsync.app.daemon.run_kinds import Runs
 from roomsync.emulator.app import create_app
 from roomsync.emulator.clock import EmulatorClock
 from roomsync.emulator.scenario import DEMO_MAPPING_TOML, build_state
@@ -99,12 +101,12 @@ class RunTiming:
 
 
 def timed(
-    run: Callable[[], Awaitable[Any]], clock: EmulatorClock, timings: list[RunTiming]
-) -> Callable[[], Awaitable[Any]]:
-    async def measured() -> Any:
+    run: Callable[[Runs], Awaitable[Any]], clock: EmulatorClock, timings: list[RunTiming]
+) -> Callable[[Runs], Awaitable[Any]]:
+    async def measured(runs: Runs) -> Any:
         started_at, began = clock.now(), time.perf_counter()
         try:
-            return await run()
+            return await run(runs)
         finally:
             timings.append(RunTiming(started_at, time.perf_counter() - began))
 
@@ -299,10 +301,8 @@ async def run(args: argparse.Namespace, base_url: str, clock: EmulatorClock, dat
     await replica.open(migrate=True)
     daemon = replica.daemons[settings.effective_property_id]
     timings: list[RunTiming] = []
-    engine = daemon.engine
-    for name in ("poll_availability", "detect_changes", "sync_property"):
-        if hasattr(engine, name):
-            setattr(engine, name, timed(getattr(engine, name), clock, timings))
+    for kind in (run_kinds.POLL, run_kinds.DETECT, run_kinds.PRICES):  # the daemon looks them up per run
+        run_kinds.SCHEDULED_RUNS[kind] = timed(run_kinds.SCHEDULED_RUNS[kind], clock, timings)
     async with httpx.AsyncClient(base_url=f"{base_url}/_emulator", timeout=30) as control:
         await control.post("/quota", json={"dailyQuota": 1500, "freeLicence": args.licence == "free"})
         desk = FrontDesk(control, random.Random(args.seed))

@@ -44,6 +44,7 @@ import httpx
 from roomsync.adapters.store import open_store
 from roomsync.app.sync import SyncReport
 from roomsync.app.sync.mapping_io import parse_mapping_toml
+from roomsync.app.sync.runs.full_sync import sync_property
 from roomsync.app.sync.session import open_session
 from roomsync.property import PropertyContext
 from roomsync.settings import Settings
@@ -216,7 +217,7 @@ async def bench_property(
                 before = calendars(control, managed, first, last)
                 _, prices_before = connected_changed(control, prices_before, first, last)
                 started = time.perf_counter()
-                report = await session.engine.sync_property()
+                report = await sync_property(session.sync)
                 seconds = time.perf_counter() - started
                 rss = peak_rss_mb()  # before the bench reads the calendars back
                 after = calendars(control, managed, first, last)

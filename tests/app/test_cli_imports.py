@@ -1,6 +1,6 @@
 """The command line imports a command's module only when that command runs.
 
-The client (with every model of the catalog), the sync engine, the emulator and the daemon take
+The client (with every model of the catalog), the sync's runs, the emulator and the daemon take
 about a second to import: ``roomsync version`` or ``roomsync db status`` must not wait for them,
 and every command must still be found. A fresh interpreter per check (imports are per process).
 """
@@ -14,7 +14,7 @@ import sys
 HEAVY = (
     "roomsync.adapters.client.operations",
     "roomsync.core.api.webhooks",
-    "roomsync.app.sync.engine",
+    "roomsync.app.sync.runs.property_sync",
     "roomsync.emulator.app",
     "roomsync.app.daemon.runtime",
 )

@@ -18,6 +18,7 @@ from sync_harness import NOW, PUT_INVENTORY, Control, Emulator, load_demo_mappin
 
 from roomsync.adapters.store import Store, open_store
 from roomsync.app.daemon.runtime import Daemon
+from roomsync.app.sync.runs.full_sync import sync_property
 from roomsync.property import PropertyContext
 
 FIRST = NOW.date()
@@ -84,7 +85,7 @@ async def test_a_push_left_by_one_daemon_is_made_once_by_the_next(
     load_demo_mapping(store_on, settings, emulator.state)
     first = daemon_of(context, store_on, "replica-a")
     await first.open()
-    assert (await first.engine.sync_property()).result == "ok"  # the ledger knows every listing
+    assert (await sync_property(first.engine)).result == "ok"  # the ledger knows every listing
     night = book_every_studio(control)
 
     # the bridge reports the change through listing 41000002; then the first daemon dies

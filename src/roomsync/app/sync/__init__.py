@@ -6,8 +6,6 @@ compile, the writes, and what they leave in the store. Each kind of run is a mod
     report = await sync_property(sync)
 """
 
-from typing import TYPE_CHECKING
-
 from roomsync.app.sync.errors import NoMapping, RequestRefused
 from roomsync.app.sync.report import (
     ListingOutcome,
@@ -26,15 +24,3 @@ __all__ = [
     "RequestRefused",
     "SyncReport",
 ]
-
-if TYPE_CHECKING:  # TEMPORARY, see __getattr__
-    from roomsync.app.sync.engine import ProgressHook, SyncEngine, SyncOptions  # noqa: F401
-
-
-def __getattr__(name: str) -> object:
-    # TEMPORARY (issue 24, removed once the daemon calls the run modules): the daemon's SyncEngine
-    if name in ("SyncEngine", "SyncOptions", "ProgressHook"):
-        from roomsync.app.sync import engine
-
-        return getattr(engine, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
