@@ -32,11 +32,11 @@ from sync_harness import (
 )
 
 from roomsync.adapters.store import Store
-from roomsync.adapters.store.availability_view import SqlAvailabilityView
-from roomsync.adapters.store.webhook_records import ChannelBooking, SqlWebhookRecords
+from roomsync.adapters.store.webhook_records import ChannelBooking
 from roomsync.app.daemon.observe import set_listing_gauges
-from roomsync.app.sync import ListingStatus, PricesResult, SyncOptions
+from roomsync.app.sync import ListingStatus, PricesResult
 from roomsync.app.sync.runs.full_sync import sync_property
+from roomsync.app.sync.runs.property_sync import SyncOptions
 from roomsync.core.ports import ListingKey
 from roomsync.metrics import Metrics
 
@@ -240,7 +240,7 @@ async def test_a_full_sync_fills_the_guests_availability_view(
     first sync and the first poll found no availability at all)."""
     sync = make_sync(sqlite_store)
     load_demo_mapping(sqlite_store, sync.settings, emulator.state)
-    view = SqlAvailabilityView(sqlite_store.engine)
+    view = sqlite_store.availability_view
     assert view.read_nights(sync.property_id, 1, [FIRST, LAST]) == {}
     assert (await sync_property(sync)).result == "ok"
     free = control.free_rooms(FIRST, LAST)
@@ -300,7 +300,7 @@ async def test_a_room_type_listing_counts_its_own_reservations_once_the_pms_hold
         "/pms/book",
         {"dateFrom": str(start), "dateTo": str(end), "lastName": "Channel", "roomTypeId": 1},
     )
-    SqlWebhookRecords(sqlite_store.engine).save_booking(
+    sqlite_store.webhook_records.save_booking(
         ChannelBooking(
             property_id=sync.property_id,
             confirmation_code="HMTEST0001",

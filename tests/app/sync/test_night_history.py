@@ -11,7 +11,7 @@ from decimal import Decimal
 from sync_harness import HORIZON, NOW, Control, Emulator, SyncFactory, load_demo_mapping, nightly_price
 
 from roomsync.adapters.store import Store
-from roomsync.adapters.store.webhook_records import ChannelBooking, CheckoutAnswer, SqlWebhookRecords
+from roomsync.adapters.store.webhook_records import ChannelBooking, CheckoutAnswer
 from roomsync.app.night_story import night_story, story_lines
 from roomsync.app.sync.runs.full_sync import sync_property
 from roomsync.app.sync.runs.resync import resync
@@ -182,7 +182,7 @@ async def test_guest_checks_and_bookings_are_in_the_nights_timeline(
     pid = sync.property_id
     assert (await sync_property(sync)).result == "ok"
     start = FIRST + timedelta(days=20)
-    records = SqlWebhookRecords(sqlite_store.engine)
+    records = sqlite_store.webhook_records
     records.record_answers(
         [
             CheckoutAnswer(pid, "CheckAvailability", DOUBLES, start, 3, True, "a room is free", NOW),

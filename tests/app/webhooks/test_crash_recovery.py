@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from roomsync.adapters.client import ServiceClient
-from roomsync.adapters.store.webhook_records import SqlWebhookRecords
 from roomsync.app.webhooks import InboxWorker, create_worker
 from roomsync.core.api.base import IdResult
 from roomsync.core.api.pms.reservations import ReservationCreateRequest
@@ -136,7 +135,7 @@ async def test_a_failed_push_is_tried_again_and_the_pms_is_not_touched_twice(har
     assert harness.nights.calls == [(PROPERTY, TWIN_TYPE, nights_from(harness.day(340), 2), TWINS)]
     acceptance = next(
         row
-        for row in SqlWebhookRecords(harness.store.engine).recent_inbox(PROPERTY)
+        for row in harness.store.webhook_records.recent_inbox(PROPERTY)
         if row.action == "ReservationAcceptanceConfirmation"
     )
     assert (acceptance.status, acceptance.attempts) == ("done", 2)

@@ -3,7 +3,6 @@ visible, and never fail. Every event is a real delivery of the emulator."""
 
 from __future__ import annotations
 
-from roomsync.adapters.store.webhook_records import SqlWebhookRecords
 from roomsync.core.ports import InboxStatus, ListingKey, ListingState
 from support.webhooks import DOUBLES, HOST_A, HOST_B, PROPERTY, STUDIO_A, STUDIO_B, TWINS, Harness
 
@@ -112,7 +111,7 @@ async def test_special_offers_and_reviews_are_stored_and_visible(harness: Harnes
     )
     await deliver(harness)
 
-    listed = SqlWebhookRecords(harness.store.engine).recent_inbox(PROPERTY, limit=100)
+    listed = harness.store.webhook_records.recent_inbox(PROPERTY, limit=100)
     actions = {row.action for row in listed}
     assert {
         "SpecialOfferCreated",
@@ -125,5 +124,5 @@ async def test_special_offers_and_reviews_are_stored_and_visible(harness: Harnes
     } <= actions
     assert {row.status for row in listed} == {"done"}
     review = next(row for row in listed if row.action == "ReviewSubmitted")
-    body = SqlWebhookRecords(harness.store.engine).inbox_body(PROPERTY, review.id)
+    body = harness.store.webhook_records.inbox_body(PROPERTY, review.id)
     assert body is not None and code in body

@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 from datetime import UTC, datetime, timedelta
 
-from roomsync.adapters.store.webhook_records import SqlWebhookRecords
 from roomsync.app.webhooks import create_worker
 from roomsync.core.ports import InboxStatus, NewDelivery
 from roomsync.metrics import Metrics
@@ -49,5 +48,5 @@ async def test_the_worker_forgets_processed_records_past_the_keep_days(harness: 
     assert harness.answers() == []
     counts = harness.inbox_counts()
     assert (counts[InboxStatus.DONE], counts[InboxStatus.FAILED]) == (0, 1)
-    backlog = SqlWebhookRecords(harness.store.engine).inbox_backlog(PROPERTY)
+    backlog = harness.store.webhook_records.inbox_backlog(PROPERTY)
     assert (backlog.open, backlog.failed) == (0, 1)

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from roomsync.adapters.store.webhook_records import SqlWebhookRecords
 from roomsync.app.webhook_replay import replay_event
 from roomsync.core.ports import InboxStatus
 from support.webhooks import PROPERTY, STUDIO_A, Harness
@@ -51,7 +50,7 @@ async def test_a_refused_create_is_sent_once_marked_for_a_person_and_placed_by_a
 
     assert creates(harness) - before == 1, "the refused create was sent more than once"
     assert harness.pms_reservations(code) == []
-    refused = SqlWebhookRecords(harness.store.engine).recent_inbox(PROPERTY, 50, InboxStatus.REFUSED.value)
+    refused = harness.store.webhook_records.recent_inbox(PROPERTY, 50, InboxStatus.REFUSED.value)
     assert len(refused) == 1
     item = refused[0]
     assert item.action == "ReservationAcceptanceConfirmation"

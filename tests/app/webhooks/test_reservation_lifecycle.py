@@ -145,8 +145,7 @@ async def test_a_request_is_recorded_and_becomes_a_reservation_only_when_accepte
     accepted = harness.the_pms_reservation(requested["confirmationCode"])
     assert accepted.reservation_status_id == 3
     assert harness.pms_reservations(voided["confirmationCode"]) == []
-    from roomsync.adapters.store.webhook_records import SqlWebhookRecords
 
-    records = SqlWebhookRecords(harness.store.engine)
+    records = harness.store.webhook_records
     booking = records.get_booking(PROPERTY, voided["confirmationCode"])
     assert booking is not None and booking.status_type == "pending_voided"
