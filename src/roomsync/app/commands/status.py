@@ -30,7 +30,8 @@ from roomsync.app.cli_support import (
 )
 from roomsync.app.daemon.lock import DaemonAlreadyRunning, DaemonLock
 from roomsync.app.daemon.remote import AdminClient, AdminUnavailable, find_daemon
-from roomsync.app.daemon.status import PropertyStatus, ScheduleStatus, collect_status
+from roomsync.app.daemon.status import collect_status
+from roomsync.app.daemon_view import PropertyStatus, ScheduleStatus
 from roomsync.core.ports import ListingKey, listing_text
 from roomsync.property import PropertyContext
 

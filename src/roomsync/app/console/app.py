@@ -3,8 +3,9 @@ no script, behind a login with the admin token (``session.py``).
 
 Pages: properties overview, a property's listings (pause/resume), a listing's calendar, a night's
 history, runs, webhooks (replay), resync with its dry-run plan. Every page reads the store and
-the running daemons only; a resync's plan and the resync itself spend requests (the page says how
-many). Actions are POSTs carrying the session's CSRF token.
+the running daemons only, through the desk the console is handed (:mod:`.ports`: the replica); a
+resync's plan and the resync itself spend requests (the page says how many). Actions are POSTs
+carrying the session's CSRF token.
 """
 
 from __future__ import annotations
@@ -26,13 +27,12 @@ from roomsync.app.console.pages import (
     calendar_rows,
     card_of,
     gauge_of,
-    property_status,
     utc_now,
     webhook_page,
 )
+from roomsync.app.console.ports import ConsoleDesk, ServedProperty
 from roomsync.app.console.session import COOKIE, SESSION_SECONDS, Session, SessionKeys
-from roomsync.app.daemon.replica import Replica
-from roomsync.app.daemon.runtime import ShuttingDown
+from roomsync.app.daemon_view import ShuttingDown
 from roomsync.app.listing_pause import operator_reason, set_listing_paused
 from roomsync.app.night_story import facts_text, night_story, request_text, run_text
 from roomsync.app.sync.history import triggered_by
@@ -77,7 +77,7 @@ class Refused(Exception):
         self.status = status
 
 
-def create_console_app(replica: Replica, admin_token: str) -> Starlette:
+def create_console_app(desk: ConsoleDesk, admin_token: str) -> Starlette:
     keys = SessionKeys(admin_token)
     env = _environment()
 
@@ -105,12 +105,12 @@ def create_console_app(replica: Replica, admin_token: str) -> Starlette:
         return RedirectResponse(f"{root_of(request)}/login", status_code=303)
 
     def context_of(property_id: str) -> None:
-        if property_id not in replica.contexts:
+        if property_id not in desk.contexts:
             raise Refused(404, f"no property {property_id} in this deployment")
 
     def mapped(property_id: str, account_id: str, listing_id: str) -> tuple[ListingKey, Any]:
         context_of(property_id)
-        mapping = replica.store.mappings.load_mapping(property_id)
+        mapping = desk.store.mappings.load_mapping(property_id)
         key = ListingKey(property_id, account_id, listing_id)
         entry = next(
             (e for e in (mapping.listings if mapping else ()) if e.listing_key(property_id) == key), None
@@ -182,14 +182,14 @@ def create_console_app(replica: Replica, admin_token: str) -> Starlette:
 
     async def overview(request: Request, session: Session) -> Response:
         now = utc_now()
-        pids = sorted(replica.contexts)
-        cards = await asyncio.to_thread(lambda: [card_of(replica, pid, now) for pid in pids])
+        pids = sorted(desk.contexts)
+        cards = await asyncio.to_thread(lambda: [card_of(desk, pid, now) for pid in pids])
         return page(request, "overview.html", cards=cards)
 
     async def property_page(request: Request, session: Session) -> Response:
         pid = request.path_params["pid"]
         context_of(pid)
-        status = await asyncio.to_thread(property_status, replica, pid, utc_now())
+        status = await asyncio.to_thread(desk.property_status, pid, utc_now())
         return page(
             request, "property.html", pid=pid, status=status, gauge=gauge_of(status), runs=status.recent_runs
         )
@@ -197,16 +197,16 @@ def create_console_app(replica: Replica, admin_token: str) -> Starlette:
     async def runs_page(request: Request, session: Session) -> Response:
         pid = request.path_params["pid"]
         context_of(pid)
-        runs = await asyncio.to_thread(replica.store.sync_runs.recent_runs, pid, 100)
+        runs = await asyncio.to_thread(desk.store.sync_runs.recent_runs, pid, 100)
         return page(request, "runs.html", pid=pid, runs=runs)
 
     async def calendar_page(request: Request, session: Session) -> Response:
         pid, account, listing = (request.path_params[n] for n in ("pid", "account", "listing"))
         key, entry = await asyncio.to_thread(mapped, pid, account, listing)
-        settings = replica.contexts[pid].settings
+        settings = desk.contexts[pid].settings
         first = utc_now().date()
         last = first + timedelta(days=settings.horizon_days - 1)
-        rows = await asyncio.to_thread(calendar_rows, replica.store, key, entry.room_type_id, first, last)
+        rows = await asyncio.to_thread(calendar_rows, desk.store, key, entry.room_type_id, first, last)
         return page(
             request,
             "calendar.html",
@@ -226,13 +226,13 @@ def create_console_app(replica: Replica, admin_token: str) -> Starlette:
         except ValueError:
             raise Refused(400, "a night is written YYYY-MM-DD") from None
         await asyncio.to_thread(mapped, pid, account, listing)
-        story = await asyncio.to_thread(night_story, replica.store, pid, account, listing, night)
+        story = await asyncio.to_thread(night_story, desk.store, pid, account, listing, night)
         return page(request, "night.html", pid=pid, story=story)
 
     async def webhooks_page(request: Request, session: Session) -> Response:
         pid = request.path_params["pid"]
         context_of(pid)
-        data: dict[str, Any] = await asyncio.to_thread(webhook_page, replica.store, pid)
+        data: dict[str, Any] = await asyncio.to_thread(webhook_page, desk.store, pid)
         counts = data.pop("counts")
         shown = [(status.value, counts.get(status, 0)) for status in InboxStatus]
         return page(request, "webhooks.html", pid=pid, counts=shown, **data)
@@ -249,13 +249,13 @@ def create_console_app(replica: Replica, admin_token: str) -> Starlette:
         if not reason:
             raise Refused(400, "say why the listing is paused")
         stored = operator_reason(f"{reason} ({session.who})")
-        await asyncio.to_thread(set_listing_paused, replica.store, key, True, stored)
+        await asyncio.to_thread(set_listing_paused, desk.store, key, True, stored)
         return RedirectResponse(f"{root_of(request)}/p/{pid}?flash=listing+{key.text}+paused", 303)
 
     async def resume(request: Request, session: Session) -> Response:
         pid, account, listing = (request.path_params[n] for n in ("pid", "account", "listing"))
         key, _ = await asyncio.to_thread(mapped, pid, account, listing)
-        await asyncio.to_thread(set_listing_paused, replica.store, key, False)
+        await asyncio.to_thread(set_listing_paused, desk.store, key, False)
         return RedirectResponse(f"{root_of(request)}/p/{pid}?flash=listing+{key.text}+resumed", 303)
 
     async def replay(request: Request, session: Session) -> Response:
@@ -266,14 +266,14 @@ def create_console_app(replica: Replica, admin_token: str) -> Starlette:
         try:
             if form.get("dead_letter"):
                 said = await asyncio.to_thread(
-                    replay_dead_letter, replica.store, pid, int(form["dead_letter"]), now
+                    replay_dead_letter, desk.store, pid, int(form["dead_letter"]), now
                 )
             else:
                 event_id = int(form.get("event") or 0)
-                said = await asyncio.to_thread(replay_event, replica.store, pid, event_id, now)
+                said = await asyncio.to_thread(replay_event, desk.store, pid, event_id, now)
         except (ReplayRefused, ValueError) as refused:
             raise Refused(409, str(refused)) from None
-        daemon = replica.daemon_of(pid)
+        daemon = desk.daemon_of(pid)
         if daemon is not None:
             daemon.wake_worker()
         return RedirectResponse(f"{root_of(request)}/p/{pid}/webhooks?flash={said}", 303)
@@ -293,15 +293,15 @@ def create_console_app(replica: Replica, admin_token: str) -> Starlette:
             raise Refused(400, "dates are written YYYY-MM-DD") from None
         return listings, first, last
 
-    def running(pid: str) -> Any:
+    def running(pid: str) -> ServedProperty:
         context_of(pid)
-        daemon = replica.daemon_of(pid)
+        daemon = desk.daemon_of(pid)
         if daemon is None:
-            raise Refused(409, f"property {pid} is not served by this replica ({replica.name})")
+            raise Refused(409, f"property {pid} is not served by this replica ({desk.name})")
         return daemon
 
     async def listing_keys(pid: str) -> list[str]:
-        mapping = await asyncio.to_thread(replica.store.mappings.load_mapping, pid)
+        mapping = await asyncio.to_thread(desk.store.mappings.load_mapping, pid)
         return [e.listing_key(pid).text for e in (mapping.listings if mapping else ())]
 
     async def resync_page(request: Request, session: Session) -> Response:
@@ -317,8 +317,7 @@ def create_console_app(replica: Replica, admin_token: str) -> Starlette:
             try:
                 # drift the plan's channel read finds goes into the history of the nights
                 with triggered_by(f"admin resync plan by {session.who} (console)"):
-                    async with daemon.lock:
-                        plan = await daemon.engine.plan_resync(listings or None, first, last)
+                    plan = await daemon.plan_resync(listings or None, first, last)
             except ValueError as error:
                 raise Refused(400, str(error)) from None
             writes = sum(row.write_requests for row in plan.listings)

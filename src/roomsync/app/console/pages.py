@@ -1,5 +1,6 @@
 """What each console page shows, gathered from the store and the running daemons (no request to
-the service). Plain functions returning plain data; ``app.py`` renders them with the templates."""
+the service), through the desk the console is handed (:mod:`.ports`). Plain functions returning
+plain data; ``app.py`` renders them with the templates."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
 from roomsync.adapters.store import Store
-from roomsync.app.daemon.replica import Replica
-from roomsync.app.daemon.status import PropertyStatus, collect_status
+from roomsync.app.console.ports import ConsoleDesk
+from roomsync.app.daemon_view import PropertyStatus
 from roomsync.core.history import EntryKind, HistoryEntry
 from roomsync.core.ports import ListingKey
 from roomsync.core.sync.desired import nights_through
@@ -43,27 +44,21 @@ class PropertyCard:
     listings: int
 
 
-def property_status(replica: Replica, property_id: str, now: datetime) -> PropertyStatus:
-    daemon = replica.daemon_of(property_id)
-    if daemon is not None:
-        return daemon.status()
-    return collect_status(replica.store, replica.contexts[property_id], now)
-
-
 def gauge_of(status: PropertyStatus) -> Gauge:
     budget = status.budget
     reserved = min(max(budget.reserved.values(), default=0), budget.remaining)
     return Gauge(budget.quota, budget.used, reserved, budget.remaining - reserved, budget.resets_at)
 
 
-def card_of(replica: Replica, property_id: str, now: datetime) -> PropertyCard:
-    status = property_status(replica, property_id, now)
+def card_of(desk: ConsoleDesk, property_id: str, now: datetime) -> PropertyCard:
+    status = desk.property_status(property_id, now)
     failing = [
         f"{job.kind}: {job.last_error or job.last_result}" for job in status.schedule.jobs if not job.healthy
     ]
-    if property_id in replica.failed:
-        failing.insert(0, replica.failed[property_id].reason)
-    context = replica.contexts[property_id]
+    start_failure = desk.start_failure(property_id)
+    if start_failure is not None:
+        failing.insert(0, start_failure)
+    context = desk.contexts[property_id]
     if context.paused:
         failing.insert(0, f"property paused: {context.paused_reason or 'by an admin'}")
     synced = [row.last_synced_at for row in status.listings if row.mapped and row.last_synced_at]
@@ -71,7 +66,7 @@ def card_of(replica: Replica, property_id: str, now: datetime) -> PropertyCard:
     return PropertyCard(
         property_id=property_id,
         health="ok" if not failing else "; ".join(failing),
-        served_here=property_id in replica.daemons,
+        served_here=desk.daemon_of(property_id) is not None,
         last_sync=max(finished) if finished else None,
         oldest_listing_sync_age=(now - min(synced)) if synced else None,
         staleness_bound_seconds=status.schedule.staleness_bound_seconds,

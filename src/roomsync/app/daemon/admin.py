@@ -40,8 +40,8 @@ from pydantic import BaseModel, Field
 from roomsync.adapters.client.budget_view import budget_for_today
 from roomsync.app.daemon.api_docs import add_offline_docs
 from roomsync.app.daemon.replica import Replica
-from roomsync.app.daemon.runtime import Daemon, ShuttingDown
-from roomsync.app.daemon.status import PropertyStatus, collect_status
+from roomsync.app.daemon.runtime import Daemon
+from roomsync.app.daemon_view import PropertyStatus, ShuttingDown
 from roomsync.app.listing_pause import operator_reason, set_listing_paused
 from roomsync.app.night_story import night_story, story_as_dict
 from roomsync.app.sync import SyncReport
@@ -240,17 +240,15 @@ def create_admin_app(replica: Replica, token: str) -> FastAPI:
                 paused=context.paused,
                 paused_reason=context.paused_reason,
                 served_here=pid in replica.daemons,
-                failed=replica.failed[pid].reason if pid in replica.failed else None,
+                failed=replica.start_failure(pid),
             )
             for pid, context in sorted(replica.contexts.items())
         ]
 
     async def status_of(property_id: str) -> PropertyStatus:
-        daemon = replica.daemon_of(property_id)
-        if daemon is not None:
-            return await asyncio.to_thread(daemon.status)
-        context = context_of(property_id)
-        return await asyncio.to_thread(collect_status, store, context, datetime.now(UTC))
+        if replica.daemon_of(property_id) is None:
+            context_of(property_id)  # 404 for a property the deployment does not have
+        return await asyncio.to_thread(replica.property_status, property_id, datetime.now(UTC))
 
     async def resync_of(property_id: str, request: ResyncRequest) -> ResyncResult:
         daemon = running(property_id)

@@ -15,7 +15,8 @@ from roomsync.app.daemon.health import HealthLog
 from roomsync.app.daemon.jobs import JobRecord
 from roomsync.app.daemon.observe import GaugeState, set_budget_gauges, set_listing_gauges, set_store_gauges
 from roomsync.app.daemon.planner import Planner
-from roomsync.app.daemon.status import JobStatus, PropertyStatus, collect_status, schedule_from_plan
+from roomsync.app.daemon.status import collect_status, schedule_from_plan
+from roomsync.app.daemon_view import JobStatus, PropertyStatus
 from roomsync.metrics import Metrics
 
 

@@ -31,7 +31,8 @@ from roomsync.app.daemon.planning import (
     plan_polling,
     price_read_allowance,
 )
-from roomsync.app.daemon.price_fill import PriceFillStatus, UnreadPrices, fill_status
+from roomsync.app.daemon.price_fill import UnreadPrices, fill_status
+from roomsync.app.daemon_view import PriceFillStatus
 from roomsync.app.sync import NoMapping, SyncReport
 from roomsync.core.ports import SyncRun
 from roomsync.metrics import Metrics

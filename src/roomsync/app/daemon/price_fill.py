@@ -15,29 +15,10 @@ import math
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from pydantic import BaseModel, Field
-
 from roomsync.adapters.store import Store
+from roomsync.app.daemon_view import PriceFillStatus
 from roomsync.app.sync.prices import cached_night_prices, unread_nights
 from roomsync.property import PropertyContext
-
-
-class PriceFillStatus(BaseModel):
-    """Where the reading of the horizon's PMS prices stands."""
-
-    horizon_nights: int
-    unread_nights: int = Field(
-        description="Nights of the horizon whose PMS price has not been read yet (for some room type)."
-    )
-    first_unread_night: date | None = Field(
-        None, description="The first of them (they are read nearest first)."
-    )
-    read_by: date | None = Field(
-        None, description="When they should all be read, at the reads the daemon's plan affords a day."
-    )
-    reads_per_day: int | None = Field(None, description="Price reads of unread nights a whole day affords.")
-    policy: str = Field(description="unread_price_nights: keep (the channel's own price) or close.")
-    explanation: str
 
 
 @dataclass(frozen=True)

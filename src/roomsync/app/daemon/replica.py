@@ -37,6 +37,8 @@ from roomsync.app.daemon.lock import DaemonAlreadyRunning, DaemonLock
 from roomsync.app.daemon.observe import RequestMeter
 from roomsync.app.daemon.runtime import Daemon, utc_now
 from roomsync.app.daemon.startup import StartupError, check_settings, open_checked_store
+from roomsync.app.daemon.status import collect_status
+from roomsync.app.daemon_view import PropertyStatus
 from roomsync.app.properties import ContextCache, usable_contexts
 from roomsync.app.webhooks import create_receiver_app
 from roomsync.metrics import Metrics
@@ -329,7 +331,7 @@ class Replica:
             self._store = None
         self._lock.release()
 
-    # --- what the app asks ---------------------------------------------------------------------
+    # --- what the app asks (the console as its desk: roomsync.app.console.ports.ConsoleDesk) ------
 
     def only_property(self) -> str | None:
         """The property of a deployment that has exactly one (the old URLs address it)."""
@@ -337,6 +339,18 @@ class Replica:
 
     def daemon_of(self, property_id: str) -> Daemon | None:
         return self.daemons.get(property_id)
+
+    def start_failure(self, property_id: str) -> str | None:
+        """Why the property could not be started, if it could not (it is tried again later)."""
+        failed = self.failed.get(property_id)
+        return failed.reason if failed is not None else None
+
+    def property_status(self, property_id: str, now: datetime) -> PropertyStatus:
+        """Its daemon's status when this replica serves it, else the store's (blocking)."""
+        daemon = self.daemon_of(property_id)
+        if daemon is not None:
+            return daemon.status()
+        return collect_status(self.store, self.contexts[property_id], now)
 
     def refresh_gauges(self) -> None:
         for daemon in list(self.daemons.values()):

@@ -55,13 +55,13 @@ from roomsync.app.daemon.live_status import job_statuses, live_status, refresh_g
 from roomsync.app.daemon.observe import GaugeState, RequestMeter, set_listing_gauges
 from roomsync.app.daemon.planner import Planner
 from roomsync.app.daemon.planning import PollPlan
-from roomsync.app.daemon.price_fill import PriceFillStatus, stored_unread_prices
+from roomsync.app.daemon.price_fill import stored_unread_prices
 from roomsync.app.daemon.resume import ScheduleResume, resume_point
 from roomsync.app.daemon.run_kinds import PRICES, PUSH, RECONCILE, RESYNC, SCHEDULED
 from roomsync.app.daemon.run_sweep import sweep_abandoned_runs
 from roomsync.app.daemon.schedule import Schedule
 from roomsync.app.daemon.startup import check_credentials, check_mapping, check_settings
-from roomsync.app.daemon.status import JobStatus, PropertyStatus
+from roomsync.app.daemon_view import JobStatus, PriceFillStatus, PropertyStatus, ShuttingDown
 from roomsync.app.logs import REDACTOR
 from roomsync.app.sync import SyncReport
 from roomsync.app.sync.history import daemon_job
@@ -88,10 +88,6 @@ class PropertyLog(logging.LoggerAdapter[logging.Logger]):
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
-
-
-class ShuttingDown(Exception):
-    """The daemon is stopping and starts no new run."""
 
 
 class Daemon:

@@ -1,17 +1,17 @@
-"""The status of a property: what ``GET /admin/status`` answers and ``roomsync status`` prints.
+"""The status of a property: what ``GET /admin/status`` answers and ``roomsync status`` prints
+(its models are :mod:`roomsync.app.daemon_view`'s, which the console reads too).
 
 :func:`collect_status` builds it from the store (no request to the service). A running daemon
-adds what only it knows (:class:`Schedule`: the planned poll interval, the next run of each job,
-each job's health, the drift the last reconciliation found); without a daemon, the schedule shown
-is the one a daemon would plan now from the stored budget.
+adds what only it knows (:class:`~roomsync.app.daemon_view.ScheduleStatus`: the planned poll
+interval, the next run of each job, each job's health, the drift the last reconciliation found;
+:mod:`.live_status`); without a daemon, the schedule shown is the one a daemon would plan now from
+the stored budget.
 """
 
 from __future__ import annotations
 
 import math
 from datetime import datetime
-
-from pydantic import BaseModel, Field
 
 from roomsync.adapters.client.budget_view import current_period
 from roomsync.adapters.client.config import reserves_of
@@ -25,59 +25,22 @@ from roomsync.app.daemon.planning import (
     full_sync_delay,
     plan_polling,
 )
-from roomsync.app.daemon.price_fill import PriceFillStatus, fill_status, stored_unread_prices
+from roomsync.app.daemon.price_fill import fill_status, stored_unread_prices
+from roomsync.app.daemon_view import (
+    BudgetStatus,
+    FreshnessRow,
+    InboxSummary,
+    JobStatus,
+    ListingStatusRow,
+    PriceFillStatus,
+    PropertyStatus,
+    RunRow,
+    ScheduleStatus,
+)
 from roomsync.app.sync.pauses import pause_label, pause_reason
 from roomsync.core.catalog.types import Priority
 from roomsync.core.ports import ListingFacts, ListingKey, ListingState
 from roomsync.property import PropertyContext
-
-
-class JobStatus(BaseModel):
-    kind: str = Field(description="poll, prices (full sync), reconcile, repush or push (after webhooks).")
-    every_seconds: float | None = Field(
-        None, description="Planned seconds between runs (server time); None when not periodic or no budget."
-    )
-    next_run_at: datetime | None = None
-    last_run_at: datetime | None = None
-    last_result: str | None = None
-    last_error: str | None = None
-    healthy: bool = True
-
-
-class ScheduleStatus(BaseModel):
-    daemon_running: bool
-    started_at: datetime | None = None
-    poll_interval_seconds: float | None = Field(
-        None, description="Seconds between availability polls (server time); None: none until the reset."
-    )
-    staleness_bound_seconds: float | None = Field(
-        None, description="Longest a PMS change can wait before it reaches the channel."
-    )
-    polls_until_reset: int = 0
-    detect_interval_seconds: float | None = Field(
-        None,
-        description="Seconds between closure and price detections (server time); None: none until the reset.",
-    )
-    detect_staleness_bound_seconds: float | None = Field(
-        None, description="Longest a closure or price change can wait before it reaches the channel."
-    )
-    seconds_to_reset: float
-    free_licence: bool
-    explanation: str
-    time_scale: float = 1.0
-    jobs: list[JobStatus] = Field(default_factory=list)
-
-
-class BudgetStatus(BaseModel):
-    quota: int
-    used: int
-    used_local: int
-    used_server: int
-    remaining: int
-    resets_at: datetime
-    reserved: dict[str, int]
-    refused: dict[str, int]
-
 
 SYNCED_RESULTS = ("written", "unchanged")
 
@@ -94,70 +57,6 @@ def listing_state_of(state: ListingState, facts: ListingFacts | None) -> tuple[s
         why = state.last_sync_result or "no sync has reached it yet"
         return "never_synced", f"never synced successfully ({why})"
     return "syncing", None
-
-
-class ListingStatusRow(BaseModel):
-    account_id: str
-    listing_id: str
-    state: str = Field(
-        "syncing", description="syncing, paused, not_connected, missing or never_synced."
-    )
-    reason: str | None = Field(None, description="Why the listing is not being synced, if it is not.")
-    room_type_id: int | None = None
-    kind: str | None = None
-    mapped: bool = True
-    paused: bool = False
-    pause_reason: str | None = None
-    approval_status: str | None = None
-    sync_category: str | None = None
-    last_synced_at: datetime | None = None
-    last_sync_result: str | None = None
-    drift_days: int | None = Field(None, description="Days found drifted by the last reconciliation.")
-
-
-class InboxSummary(BaseModel):
-    backlog: int
-    oldest_age_seconds: float
-    failed: int
-    refused: int = Field(
-        0, description="Events the service refused (4xx on a write): a booking not in the PMS, for a person."
-    )
-    dead_letters: int
-
-
-class RunRow(BaseModel):
-    id: int
-    kind: str
-    started_at: datetime
-    finished_at: datetime | None = None
-    result: str | None = None
-    requests_spent: int = 0
-    operations: int = 0
-    price_elements: int = 0
-    error: str | None = None
-
-
-class FreshnessRow(BaseModel):
-    kind: str = Field(description="availability (bookings, cancellations), closures or prices")
-    read_at: datetime | None = Field(None, description="When the newest PMS read that sees it started.")
-    age_seconds: float | None = Field(
-        None, description="How old that read is: the staleness a hotel can see."
-    )
-
-
-class PropertyStatus(BaseModel):
-    property_id: str
-    generated_at: datetime
-    mapping_loaded: bool
-    schedule: ScheduleStatus
-    freshness: list[FreshnessRow] = Field(default_factory=list)
-    budget: BudgetStatus
-    prices: PriceFillStatus | None = Field(
-        None, description="The horizon's nights whose PMS price has not been read yet, and when they will be."
-    )
-    listings: list[ListingStatusRow]
-    inbox: InboxSummary
-    recent_runs: list[RunRow]
 
 
 def schedule_from_plan(
