@@ -85,7 +85,7 @@ async def test_a_push_left_by_one_daemon_is_made_once_by_the_next(
     load_demo_mapping(store_on, settings, emulator.state)
     first = daemon_of(context, store_on, "replica-a")
     await first.open()
-    assert (await sync_property(first.engine)).result == "ok"  # the ledger knows every listing
+    assert (await sync_property(first.runs)).result == "ok"  # the ledger knows every listing
     night = book_every_studio(control)
 
     # the bridge reports the change through listing 41000002; then the first daemon dies

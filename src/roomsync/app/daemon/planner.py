@@ -3,7 +3,7 @@ the learned weeks, and the plan made from them after each run.
 
 :mod:`.planning` holds the maths (the plan, the full-sync cadence, the price-read allowance); this
 module keeps the state that maths is fed with between runs, and says it (the ``schedule:`` and
-``price fill:`` log lines, the plan's gauges). It sends no request: the engine's estimates come
+``price fill:`` log lines, the plan's gauges). It sends no request: the runs' estimates come
 through :mod:`.run_kinds`.
 """
 
@@ -78,7 +78,7 @@ class Planner:
         """The horizon's nights with no PMS price read yet, as the last full sync (or the store) left them."""
         self._fill_logged = False
         self._warm_estimate: int | None = None
-        """What a full sync costs once every price is cached and nothing changed (the engine's count)."""
+        """What a full sync costs once every price is cached and nothing changed (:mod:`.run_kinds`)."""
         self._last_full_sync_cold = False
         """The last full sync filled the price cache (and located closures, wrote listings whole):
         the next ones are planned at ``_warm_estimate`` instead of its cost."""

@@ -2,7 +2,7 @@
 
 The replica opens the database once and, every ``ownership_check_seconds``, asks its
 :mod:`ownership <roomsync.adapters.store.ownership>` which properties to start and which to give back:
-a property is started (its checks, engine, webhook worker and schedule) when taken, and stopped
+a property is started (its checks, runs, webhook worker and schedule) when taken, and stopped
 (in-flight work finished and recorded) before it is given back, so two replicas never run one
 property at once.
 

@@ -159,14 +159,14 @@ class Daemon:
         return self._store
 
     @property
-    def engine(self) -> run_kinds.Runs:
+    def runs(self) -> run_kinds.Runs:
         """What the property's runs are made with (:mod:`.run_kinds`)."""
         assert self._runs is not None, "Daemon.open() first"
         return self._runs
 
     @property
     def client(self) -> ServiceClient:
-        return run_kinds.client_of(self.engine)
+        return run_kinds.client_of(self.runs)
 
     @property
     def stopping(self) -> bool:
@@ -256,7 +256,7 @@ class Daemon:
             worker_loop = self._worker.run(self._worker_stop)
             self._worker_task = asyncio.create_task(worker_loop, name="roomsync-inbox")
         sweep = sweep_abandoned_runs(
-            self.engine, self.store, self.property_id, self.settings, self.clock, self.log
+            self.runs, self.store, self.property_id, self.settings, self.clock, self.log
         )
         self._sweeper = asyncio.create_task(sweep, name="roomsync-run-sweep")
         self.schedule.start()
@@ -315,7 +315,7 @@ class Daemon:
                     self._record(kind, None, f"{type(error).__name__}: {error}")
                     raise
                 self._record(kind, report, None)
-                await learn(report, self.planner, self.engine)
+                await learn(report, self.planner, self.runs)
                 return report
         finally:
             if task is not None:
@@ -344,7 +344,7 @@ class Daemon:
         """One run of a scheduled ``kind``; False when the daemon is stopping (no successor then)."""
         run = run_kinds.SCHEDULED_RUNS[kind]
         try:
-            await self.exclusive(kind, lambda: run(self.engine))
+            await self.exclusive(kind, lambda: run(self.runs))
         except ShuttingDown:
             return False
         except Exception:  # recorded and logged as a health change; the chain must go on
@@ -354,7 +354,7 @@ class Daemon:
     async def _push(self, room_type_id: int, nights: list[date], exclude: str | None, changes: int) -> None:
         self.metrics.targeted_push_changes.labels(self.property_id).inc(changes)
         report = await self.exclusive(
-            PUSH, lambda: run_kinds.push_nights(self.engine, room_type_id, nights, exclude)
+            PUSH, lambda: run_kinds.push_nights(self.runs, room_type_id, nights, exclude)
         )
         self.metrics.targeted_pushes.labels(self.property_id, report.result).inc()
         self.log.info(
@@ -371,16 +371,14 @@ class Daemon:
     ) -> SyncReport:
         if self._stopping:
             raise ShuttingDown("the daemon is stopping")
-        return await self.exclusive(
-            RESYNC, lambda: run_kinds.resync(self.engine, listings, date_from, date_to)
-        )
+        return await self.exclusive(RESYNC, lambda: run_kinds.resync(self.runs, listings, date_from, date_to))
 
     async def plan_resync(
         self, listings: Collection[ListingKey] | None, date_from: date | None, date_to: date | None
     ) -> SyncReport:
         """A resync's dry run (its reads are real, nothing is written), under the property's lock."""
         async with self.lock:
-            return await run_kinds.plan_resync(self.engine, listings, date_from, date_to)
+            return await run_kinds.plan_resync(self.runs, listings, date_from, date_to)
 
     # --- the plan, gauges and status (:mod:`.planner`, :mod:`.live_status`) -------------------------
 
@@ -422,7 +420,7 @@ class Daemon:
     def busy(self) -> bool:
         """A run (sync, poll, detection, resync...) is in flight."""
         running = any(not task.done() for task in self._running)
-        return running or bool(run_kinds.runs_starting(self.engine))
+        return running or bool(run_kinds.runs_starting(self.runs))
 
     async def wait_idle(self) -> None:
         """Wait for the runs in progress (tests)."""
