@@ -49,7 +49,6 @@ from roomsync.app.daemon.freshness import kinds_read
 from roomsync.app.daemon.health import HealthLog
 from roomsync.app.daemon.inbox_loop import InboxClaimLoop
 from roomsync.app.daemon.jobs import JobRecord, record_crash, record_report
-from roomsync.app.daemon.jobs import service_failed as service_failed  # tests/app/sync import it here
 from roomsync.app.daemon.learning import learn, relearn
 from roomsync.app.daemon.live_status import job_statuses, live_status, refresh_gauges
 from roomsync.app.daemon.observe import GaugeState, RequestMeter, set_listing_gauges
