@@ -26,7 +26,7 @@ from roomsync.emulator.channel.actions import Booking
 from roomsync.emulator.errors import ApiError, invalid, not_found
 from roomsync.emulator.scenario import SCENARIOS, Sizes, load_scenario
 from roomsync.emulator.state import EmulatorState
-from roomsync.emulator.webhooks import DeliveryState
+from roomsync.emulator.webhook_delivery import DeliveryState
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 Endpoint = Callable[[Request], Awaitable[Any]]

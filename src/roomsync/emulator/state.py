@@ -20,7 +20,7 @@ from roomsync.emulator.channel.state import ChannelState
 from roomsync.emulator.clock import EmulatorClock
 from roomsync.emulator.faults import Faults
 from roomsync.emulator.quota import Credentials, DailyQuota, TokenRegistry
-from roomsync.emulator.webhooks import WebhookDispatcher
+from roomsync.emulator.webhook_delivery import WebhookDispatcher
 
 if TYPE_CHECKING:
     from roomsync.emulator.pms.state import PmsState
