@@ -35,7 +35,6 @@ from roomsync.app.console.session import COOKIE, SESSION_SECONDS, Session, Sessi
 from roomsync.app.daemon_view import ShuttingDown
 from roomsync.app.listing_pause import operator_reason, set_listing_paused
 from roomsync.app.night_story import facts_text, night_story, request_text, run_text
-from roomsync.app.sync.history import triggered_by
 from roomsync.app.sync.report import SyncReport
 from roomsync.app.webhook_replay import ReplayRefused, replay_dead_letter, replay_event
 from roomsync.core.ports import InboxStatus, ListingKey
@@ -316,8 +315,8 @@ def create_console_app(desk: ConsoleDesk, admin_token: str) -> Starlette:
             daemon = running(pid)
             try:
                 # drift the plan's channel read finds goes into the history of the nights
-                with triggered_by(f"admin resync plan by {session.who} (console)"):
-                    plan = await daemon.plan_resync(listings or None, first, last)
+                who = f"admin resync plan by {session.who} (console)"
+                plan = await daemon.plan_resync(listings or None, first, last, trigger=who)
             except ValueError as error:
                 raise Refused(400, str(error)) from None
             writes = sum(row.write_requests for row in plan.listings)
@@ -345,8 +344,8 @@ def create_console_app(desk: ConsoleDesk, admin_token: str) -> Starlette:
         form = form_of(request)
         listings, first, last = resync_args(pid, form)
         try:
-            with triggered_by(f"admin resync by {session.who} (console)"):
-                result = await daemon.resync(listings or None, first, last)
+            who = f"admin resync by {session.who} (console)"
+            result = await daemon.resync(listings or None, first, last, trigger=who)
         except ShuttingDown as stopping:
             raise Refused(503, str(stopping)) from None
         except ValueError as error:

@@ -32,14 +32,25 @@ class ServedProperty(Protocol):
         ...
 
     async def resync(
-        self, listings: Collection[ListingKey] | None, date_from: date | None, date_to: date | None
+        self,
+        listings: Collection[ListingKey] | None,
+        date_from: date | None,
+        date_to: date | None,
+        *,
+        trigger: str,
     ) -> SyncReport:
-        """Raises :class:`~roomsync.app.daemon_view.ShuttingDown` when the daemon is stopping, and
+        """The resync, recorded as started by ``trigger``. Raises
+        :class:`~roomsync.app.daemon_view.ShuttingDown` when the daemon is stopping, and
         ``ValueError`` for a listing not mapped or dates outside the horizon."""
         ...
 
     async def plan_resync(
-        self, listings: Collection[ListingKey] | None, date_from: date | None, date_to: date | None
+        self,
+        listings: Collection[ListingKey] | None,
+        date_from: date | None,
+        date_to: date | None,
+        *,
+        trigger: str,
     ) -> SyncReport:
         """The resync's dry run: its reads are real, nothing is written."""
         ...

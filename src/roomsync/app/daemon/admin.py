@@ -45,7 +45,6 @@ from roomsync.app.daemon_view import PropertyStatus, ShuttingDown
 from roomsync.app.listing_pause import operator_reason, set_listing_paused
 from roomsync.app.night_story import night_story, story_as_dict
 from roomsync.app.sync import SyncReport
-from roomsync.app.sync.history import triggered_by
 from roomsync.core.ports import ListingKey
 from roomsync.core.property import PropertyNotFound
 from roomsync.property import PropertyContext
@@ -255,8 +254,7 @@ def create_admin_app(replica: Replica, token: str) -> FastAPI:
         keys = parse_listing_keys(property_id, request.listings)
         try:
             who = f"admin resync by {request.requested_by or 'the admin API'}"
-            with triggered_by(who):
-                report = await daemon.resync(keys or None, request.date_from, request.date_to)
+            report = await daemon.resync(keys or None, request.date_from, request.date_to, trigger=who)
         except ShuttingDown as stopping:
             raise HTTPException(503, str(stopping)) from None
         except ValueError as error:  # a listing not mapped, dates outside the horizon

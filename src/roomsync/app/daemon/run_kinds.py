@@ -29,7 +29,7 @@ from datetime import date, datetime
 from roomsync.adapters.client import ServiceClient
 from roomsync.adapters.store import Store
 from roomsync.app.sync import SyncReport
-from roomsync.app.sync.history import current_trigger, daemon_trigger
+from roomsync.app.sync.history import daemon_trigger
 from roomsync.app.sync.runs import estimates
 from roomsync.app.sync.runs import push as push_run
 from roomsync.app.sync.runs import resync as resync_run
@@ -114,17 +114,24 @@ async def push_nights(
 
 
 async def resync(
-    runs: Runs, listings: Collection[ListingKey] | None, date_from: date | None, date_to: date | None
+    runs: Runs,
+    listings: Collection[ListingKey] | None,
+    date_from: date | None,
+    date_to: date | None,
+    trigger: str,
 ) -> SyncReport:
-    trigger = current_trigger()
     return await resync_run.resync(runs, listings, date_from, date_to, trigger=trigger)
 
 
 async def plan_resync(
-    runs: Runs, listings: Collection[ListingKey] | None, date_from: date | None, date_to: date | None
+    runs: Runs,
+    listings: Collection[ListingKey] | None,
+    date_from: date | None,
+    date_to: date | None,
+    trigger: str,
 ) -> SyncReport:
     request = resync_run.ResyncRequest(listings, date_from, date_to)
-    return await plan(runs, request, trigger=current_trigger())
+    return await plan(runs, request, trigger=trigger)
 
 
 async def detection_window_count(runs: Runs) -> int:

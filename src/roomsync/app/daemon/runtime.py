@@ -63,7 +63,7 @@ from roomsync.app.daemon.startup import check_credentials, check_mapping, check_
 from roomsync.app.daemon_view import JobStatus, PriceFillStatus, PropertyStatus, ShuttingDown
 from roomsync.app.logs import REDACTOR
 from roomsync.app.sync import SyncReport
-from roomsync.app.sync.history import daemon_job
+from roomsync.app.sync.history import daemon_trigger
 from roomsync.app.webhooks import InboxWorker, create_worker
 from roomsync.core.catalog.types import Priority
 from roomsync.core.ports import ListingKey
@@ -308,8 +308,7 @@ class Daemon:
                 if self._stopping and kind in SCHEDULED:
                     raise ShuttingDown(f"{kind} not started: the daemon is stopping")
                 try:
-                    with daemon_job(kind):  # the history of nights records what started the run
-                        report = await run()
+                    report = await run()
                 except Exception as error:
                     self._record(kind, None, f"{type(error).__name__}: {error}")
                     raise
@@ -366,18 +365,32 @@ class Daemon:
         )
 
     async def resync(
-        self, listings: Collection[ListingKey] | None, date_from: date | None, date_to: date | None
+        self,
+        listings: Collection[ListingKey] | None,
+        date_from: date | None,
+        date_to: date | None,
+        *,
+        trigger: str = daemon_trigger(RESYNC),
     ) -> SyncReport:
+        """The resync, recorded as started by ``trigger`` (the history of nights says who asked)."""
         if self._stopping:
             raise ShuttingDown("the daemon is stopping")
-        return await self.exclusive(RESYNC, lambda: run_kinds.resync(self.runs, listings, date_from, date_to))
+        return await self.exclusive(
+            RESYNC, lambda: run_kinds.resync(self.runs, listings, date_from, date_to, trigger)
+        )
 
     async def plan_resync(
-        self, listings: Collection[ListingKey] | None, date_from: date | None, date_to: date | None
+        self,
+        listings: Collection[ListingKey] | None,
+        date_from: date | None,
+        date_to: date | None,
+        *,
+        trigger: str,
     ) -> SyncReport:
-        """A resync's dry run (its reads are real, nothing is written), under the property's lock."""
+        """A resync's dry run (its reads are real, nothing is written), under the property's lock;
+        drift its channel reads find goes into the history as found by ``trigger``."""
         async with self.lock:
-            return await run_kinds.plan_resync(self.runs, listings, date_from, date_to)
+            return await run_kinds.plan_resync(self.runs, listings, date_from, date_to, trigger)
 
     # --- the plan, gauges and status (:mod:`.planner`, :mod:`.live_status`) -------------------------
 

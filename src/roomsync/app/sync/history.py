@@ -13,9 +13,7 @@ command-line run keeps the default ``command line``.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from decimal import Decimal
@@ -330,30 +328,3 @@ def price_push_entries(
                 )
             )
     return entries
-
-
-# --- TEMPORARY (issue 24): the ambient trigger the daemon, the admin API and the console still set;
-# the SyncEngine facade reads it and hands it to the run as its trigger. Both go together.
-_TRIGGER: ContextVar[str | None] = ContextVar("roomsync_history_trigger", default=None)
-
-
-def current_trigger() -> str:
-    return _TRIGGER.get() or COMMAND_LINE
-
-
-@contextmanager
-def triggered_by(trigger: str) -> Iterator[None]:
-    token = _TRIGGER.set(trigger)
-    try:
-        yield
-    finally:
-        _TRIGGER.reset(token)
-
-
-@contextmanager
-def daemon_job(kind: str) -> Iterator[None]:
-    if _TRIGGER.get() is not None:
-        yield
-        return
-    with triggered_by(daemon_trigger(kind)):
-        yield
