@@ -110,7 +110,7 @@ def serve_roomsync(port: int, directory: str, database_url: str | None) -> None:
     from roomsync.emulator.scenario import build_state
     from roomsync.emulator.server import serve_in_thread
     from roomsync.metrics import Metrics
-    from roomsync.property import PropertyContext
+    from roomsync.property_context import PropertyContext
     from roomsync.settings import Settings
 
     async def no_push(

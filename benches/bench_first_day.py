@@ -46,7 +46,7 @@ from roomsync.emulator.clock import EmulatorClock
 from roomsync.emulator.scenario import DEMO_MAPPING_TOML, Sizes, build_state
 from roomsync.emulator.server import serve_in_thread
 from roomsync.emulator.state import EmulatorState
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 from roomsync.settings import Settings
 
 QUOTA = 1500

@@ -46,7 +46,7 @@ from roomsync.app.sync import SyncReport
 from roomsync.app.sync.mapping_io import parse_mapping_toml
 from roomsync.app.sync.runs.full_sync import sync_property
 from roomsync.app.sync.session import open_session
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 from roomsync.settings import Settings
 
 FIELDS = (

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from roomsync.app.properties import ContextCache
+from roomsync.app.served_properties import ContextCache
 from roomsync.core.property import PropertyRecord
-from roomsync.property import PropertyConfigError
+from roomsync.property_context import PropertyConfigError
 from roomsync.settings import Settings
 
 

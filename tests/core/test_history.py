@@ -7,7 +7,7 @@ from datetime import date, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from roomsync.core.history import NightChange, runs_of_nights
+from roomsync.core.night_history import NightChange, runs_of_nights
 
 FIRST = date(2027, 1, 1)
 

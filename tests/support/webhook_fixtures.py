@@ -23,7 +23,7 @@ from roomsync.emulator.scenario import build_state
 from roomsync.emulator.server import serve_in_thread
 from roomsync.emulator.state import EmulatorState
 from roomsync.metrics import Metrics
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 from roomsync.settings import Settings
 from support.webhooks import MAPPING, PROPERTY, SECRET, Harness, NightsRecorder
 

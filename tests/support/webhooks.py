@@ -30,7 +30,7 @@ from roomsync.core.ports import InboxStatus
 from roomsync.emulator.pms.records import Reservation as PmsReservation
 from roomsync.emulator.state import EmulatorState
 from roomsync.metrics import Metrics
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 from roomsync.settings import Settings
 
 SECRET = "whsec-roomsync-tests"

@@ -16,10 +16,10 @@ from sqlalchemy.exc import OperationalError
 
 from roomsync.adapters.client import AuthError
 from roomsync.adapters.store import SchemaNotCurrent, Store, display_url, open_store
-from roomsync.app.properties import UnknownProperty, select_context
+from roomsync.app.served_properties import UnknownProperty, select_context
 from roomsync.app.sync.errors import NoMapping
 from roomsync.core.property import PropertyRecord
-from roomsync.property import PropertyConfigError, PropertyContext
+from roomsync.property_context import PropertyConfigError, PropertyContext
 from roomsync.settings import Settings, SettingsError, load_settings
 
 EXIT_USAGE = 2

@@ -13,8 +13,8 @@ from datetime import UTC, date, datetime
 
 from roomsync.adapters.store import Store
 from roomsync.adapters.store.night_history import GuestEvent
-from roomsync.core.history import EntryKind, HistoryEntry, JsonValue, last_push_per_field
 from roomsync.core.listing import listing_text
+from roomsync.core.night_history import EntryKind, HistoryEntry, JsonValue, last_push_per_field
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from roomsync.emulator.app import create_app
 from roomsync.emulator.clock import EmulatorClock
 from roomsync.emulator.scenario import build_state
 from roomsync.emulator.server import serve_in_thread
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 
 
 @pytest.fixture(scope="session")

@@ -21,7 +21,7 @@ from roomsync.adapters.client import (
 )
 from roomsync.adapters.store import Store
 from roomsync.core.catalog import Priority
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 
 ROOMS = "GET /v1/Rooms"
 SHARES = {Priority.GUEST: 0.0, Priority.AVAILABILITY: 0.05, Priority.PRICES: 0.15, Priority.RECONCILE: 0.30}

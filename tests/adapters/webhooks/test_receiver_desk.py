@@ -19,7 +19,7 @@ from roomsync.adapters.store import open_store
 from roomsync.adapters.webhooks import Answered, GuestCheck, Verdict, create_receiver_app
 from roomsync.core.ports import InboxStatus, NewDelivery, WebhookInbox
 from roomsync.emulator.server import serve_in_thread
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 from support.webhooks import HOST_A, PROPERTY, STUDIO_A, receiver_settings, signed_headers
 
 

@@ -25,7 +25,7 @@ from roomsync.app.webhooks import create_receiver_app
 from roomsync.core.api import webhooks as events
 from roomsync.core.mapping import parse_mapping
 from roomsync.emulator.server import serve_in_thread
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 from strategies import from_model
 from support.webhooks import MAPPING, PROPERTY, receiver_settings, signed_headers
 

@@ -20,7 +20,7 @@ from roomsync.emulator.clock import EmulatorClock
 from roomsync.emulator.scenario import build_state
 from roomsync.emulator.server import serve_in_thread
 from roomsync.metrics import Metrics
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 from support.postgres import scratch_postgres_database
 
 FAST_RETRIES = RetryPolicy(max_retries=2, backoff_base=0.001, backoff_max=0.01, max_wait=2.0, settle=0.0)

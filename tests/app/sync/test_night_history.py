@@ -16,7 +16,7 @@ from roomsync.app.night_story import night_story, story_lines
 from roomsync.app.sync.runs.full_sync import sync_property
 from roomsync.app.sync.runs.resync import resync
 from roomsync.core.api.channel import Availability, InventoryOperation, InventoryUpdate
-from roomsync.core.history import EntryKind
+from roomsync.core.night_history import EntryKind
 from roomsync.core.ports import ListingKey, RateKey
 
 FIRST = NOW.date()

@@ -19,7 +19,7 @@ from sync_harness import NOW, PUT_INVENTORY, Control, Emulator, load_demo_mappin
 from roomsync.adapters.store import Store, open_store
 from roomsync.app.daemon.runtime import Daemon
 from roomsync.app.sync.runs.full_sync import sync_property
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 
 FIRST = NOW.date()
 STUDIOS = 4

@@ -46,7 +46,7 @@ from roomsync.app.sync.runs.full_sync import sync_property
 from roomsync.app.sync.runs.poll import poll
 from roomsync.app.sync.runs.property_sync import PropertySync, SyncOptions
 from roomsync.metrics import Metrics
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 
 FIRST = NOW.date()
 LAST = FIRST.fromordinal(FIRST.toordinal() + HORIZON - 1)

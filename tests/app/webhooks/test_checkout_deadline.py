@@ -13,7 +13,7 @@ from roomsync.adapters.store import open_store
 from roomsync.app.webhooks import create_receiver_app
 from roomsync.core.mapping import parse_mapping
 from roomsync.emulator.server import serve_in_thread
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 from support.webhooks import (
     MAPPING,
     PROPERTY,

@@ -17,7 +17,7 @@ from roomsync.core.api.pms.reservations import ReservationCreateRequest
 from roomsync.core.catalog.types import Priority
 from roomsync.core.ports import InboxStatus
 from roomsync.metrics import Metrics
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 from support.webhooks import (
     PROPERTY,
     STUDIO_A,

@@ -36,7 +36,7 @@ from roomsync.core.budget import BudgetSnapshot
 from roomsync.core.catalog import by_name
 from roomsync.core.catalog.types import Operation, Priority
 from roomsync.core.ports import TokenStore
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 from roomsync.settings import Settings
 
 __all__ = ["BaseClient"]

@@ -11,7 +11,7 @@ from roomsync.adapters.client.config import reserves_of
 from roomsync.core.budget import BudgetSnapshot, Reserves, budget_period, effective_quota
 from roomsync.core.catalog.types import Priority
 from roomsync.core.ports import BudgetStore
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 
 __all__ = [
     "BudgetPeriod",

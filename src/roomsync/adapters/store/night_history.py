@@ -1,4 +1,4 @@
-"""The history of nights on SQLite or Postgres (``roomsync.core.history``): rows of runs of
+"""The history of nights on SQLite or Postgres (``roomsync.core.night_history``): rows of runs of
 nights, queried by listing and night range, pruned by age."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from sqlalchemy.engine import Engine
 
 from roomsync.adapters.store._sql import read_tx, write_tx
 from roomsync.adapters.store.tables import CHANNEL_RESERVATION, CHECKOUT_ANSWER, NIGHT_HISTORY
-from roomsync.core.history import EntryKind, HistoryEntry
+from roomsync.core.night_history import EntryKind, HistoryEntry
 
 H = NIGHT_HISTORY.c
 A = CHECKOUT_ANSWER.c

@@ -230,7 +230,7 @@ class DeadLetterRow(StoreModel, table=True):
 
 
 class NightHistoryRow(StoreModel, table=True):
-    """The history of nights (``roomsync.core.history``): one row per run of consecutive nights
+    """The history of nights (``roomsync.core.night_history``): one row per run of consecutive nights
     that one confirmed request (or channel read) changed alike; kept ``history_keep_days``."""
 
     __tablename__ = "night_history"

@@ -46,7 +46,7 @@ from roomsync.core.codec import PayloadError
 from roomsync.core.ports import NewDelivery
 from roomsync.core.webhook_signature import WEBHOOK_ID_HEADER
 from roomsync.metrics import Metrics
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 
 log = logging.getLogger("roomsync.webhooks.receiver")
 

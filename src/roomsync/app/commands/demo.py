@@ -46,7 +46,7 @@ from roomsync.core.sync import Availability, DayState
 from roomsync.emulator.app import create_app
 from roomsync.emulator.scenario import DEFAULT_SEED, build_state
 from roomsync.emulator.server import serve_in_thread
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 from roomsync.settings import Settings
 
 DEMO_DOMAIN = "demo-hotel"

@@ -17,7 +17,7 @@ from roomsync.app.cli_support import (
 )
 from roomsync.app.commands.listings import LISTING_HELP, mapped_listing
 from roomsync.app.night_story import night_story, story_as_dict, story_lines
-from roomsync.app.sync.history import CONNECTED_ACCOUNT
+from roomsync.app.sync.history_writer import CONNECTED_ACCOUNT
 from roomsync.core.ports import ListingKey
 
 CONNECTED_RATE = re.compile(r"^\d+/(standard|non_refundable)$")

@@ -15,7 +15,7 @@ from roomsync.adapters.store import display_url, open_store
 from roomsync.app.cli_support import EXIT_FAILURE, engine_errors, fail, settings_or_exit
 from roomsync.app.sync.render import make_console
 from roomsync.core.property import PropertyExists, PropertyNotFound, PropertyRecord, check_property_id
-from roomsync.property import (
+from roomsync.property_context import (
     PROPERTY_SETTINGS,
     PropertyConfigError,
     check_overrides,

@@ -33,7 +33,7 @@ from roomsync.app.daemon.remote import AdminClient, AdminUnavailable, find_daemo
 from roomsync.app.daemon.status import collect_status
 from roomsync.app.daemon_view import PropertyStatus, ScheduleStatus
 from roomsync.core.ports import ListingKey, listing_text
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 
 
 def _duration(seconds: float | None) -> str:

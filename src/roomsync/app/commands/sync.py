@@ -34,7 +34,7 @@ from roomsync.app.sync.runs.property_sync import ProgressHook, PropertySync, no_
 from roomsync.app.sync.runs.resync import resync as resync_run
 from roomsync.app.sync.session import open_session
 from roomsync.core.ports import ListingKey
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 
 RunAction = Callable[[PropertySync], Awaitable[SyncReport]]
 

@@ -10,7 +10,7 @@ from datetime import UTC, date, datetime, timedelta
 from roomsync.adapters.store import Store
 from roomsync.app.console.ports import ConsoleDesk
 from roomsync.app.daemon_view import PropertyStatus
-from roomsync.core.history import EntryKind, HistoryEntry
+from roomsync.core.night_history import EntryKind, HistoryEntry
 from roomsync.core.ports import ListingKey
 from roomsync.core.sync.desired import nights_through
 

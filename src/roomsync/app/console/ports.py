@@ -17,7 +17,7 @@ from roomsync.adapters.store import Store
 from roomsync.app.daemon_view import PropertyStatus
 from roomsync.app.sync.report import SyncReport
 from roomsync.core.ports import ListingKey
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 
 
 class ServedProperty(Protocol):

@@ -47,7 +47,7 @@ from roomsync.app.night_story import night_story, story_as_dict
 from roomsync.app.sync import SyncReport
 from roomsync.core.ports import ListingKey
 from roomsync.core.property import PropertyNotFound
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 
 
 class ResyncRequest(BaseModel):

@@ -20,7 +20,7 @@ from roomsync.app.daemon.price_fill import stored_unread_prices
 from roomsync.app.sync import SyncReport
 from roomsync.core.activity import ChangeKind, combined_shape, learned_mass, week_shape
 from roomsync.metrics import Metrics
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 
 
 def load_learning(store: Store, context: PropertyContext, metrics: Metrics, now: datetime) -> Shapes:

@@ -20,7 +20,7 @@ from roomsync.core.budget import BudgetSnapshot, Reserves
 from roomsync.core.catalog.types import Priority
 from roomsync.core.ports import listing_text
 from roomsync.metrics import Metrics, gauge_value
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 
 AUTH_STATUSES = frozenset({401, 403})
 

@@ -36,7 +36,7 @@ from roomsync.app.daemon_view import PriceFillStatus
 from roomsync.app.sync import NoMapping, SyncReport
 from roomsync.core.ports import SyncRun
 from roomsync.metrics import Metrics
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 
 PLAN_CHANGE_LOGGED = 0.25
 """A new poll interval is logged when it differs from the last one logged by more than this share."""

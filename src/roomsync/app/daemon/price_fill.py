@@ -18,7 +18,7 @@ from datetime import date, timedelta
 from roomsync.adapters.store import Store
 from roomsync.app.daemon_view import PriceFillStatus
 from roomsync.app.sync.prices import cached_night_prices, unread_nights
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 
 
 @dataclass(frozen=True)

@@ -39,10 +39,10 @@ from roomsync.app.daemon.runtime import Daemon, utc_now
 from roomsync.app.daemon.startup import StartupError, check_settings, open_checked_store
 from roomsync.app.daemon.status import collect_status
 from roomsync.app.daemon_view import PropertyStatus
-from roomsync.app.properties import ContextCache, usable_contexts
+from roomsync.app.served_properties import ContextCache, usable_contexts
 from roomsync.app.webhooks import create_receiver_app
 from roomsync.metrics import Metrics
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 from roomsync.settings import Settings
 
 log = logging.getLogger("roomsync.replica")

@@ -3,7 +3,7 @@ daemon asks of the sync (its estimates, the runs in flight, the client).
 
 Each kind is a function of :mod:`roomsync.app.sync.runs` over the property's
 :class:`~roomsync.app.sync.runs.property_sync.PropertySync`, started with the trigger the history
-of nights records (:func:`~roomsync.app.sync.history.daemon_trigger`). Every run the daemon
+of nights records (:func:`~roomsync.app.sync.history_writer.daemon_trigger`). Every run the daemon
 starts (and, through it, the console's resync plan), and everything else it asks of what makes
 the runs, goes through here and nowhere else in the package (the report and history types are
 imported where they are read), so the way the runs are made can change behind this module alone.
@@ -29,7 +29,7 @@ from datetime import date, datetime
 from roomsync.adapters.client import ServiceClient
 from roomsync.adapters.store import Store
 from roomsync.app.sync import SyncReport
-from roomsync.app.sync.history import daemon_trigger
+from roomsync.app.sync.history_writer import daemon_trigger
 from roomsync.app.sync.runs import estimates
 from roomsync.app.sync.runs import push as push_run
 from roomsync.app.sync.runs import resync as resync_run
@@ -42,7 +42,7 @@ from roomsync.app.sync.runs.reconcile import reconcile
 from roomsync.app.sync.runs.repush import REPUSH, repush_connected_prices
 from roomsync.core.ports import ListingKey
 from roomsync.metrics import Metrics
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 
 PRICES = "prices"
 RECONCILE = "reconcile"

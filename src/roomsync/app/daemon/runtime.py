@@ -63,12 +63,12 @@ from roomsync.app.daemon.startup import check_credentials, check_mapping, check_
 from roomsync.app.daemon_view import JobStatus, PriceFillStatus, PropertyStatus, ShuttingDown
 from roomsync.app.logs import REDACTOR
 from roomsync.app.sync import SyncReport
-from roomsync.app.sync.history import daemon_trigger
+from roomsync.app.sync.history_writer import daemon_trigger
 from roomsync.app.webhooks import InboxWorker, create_worker
 from roomsync.core.catalog.types import Priority
 from roomsync.core.ports import ListingKey
 from roomsync.metrics import Metrics
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 
 log = logging.getLogger("roomsync.daemon")
 

@@ -39,7 +39,7 @@ from roomsync.app.sync.mapping_checks import check_against_service, read_service
 from roomsync.app.sync.mapping_io import parse_mapping_toml, read_mapping_text
 from roomsync.core.catalog.types import Priority
 from roomsync.core.mapping import MappingError
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 from roomsync.settings import Settings
 
 log = logging.getLogger("roomsync.daemon")

@@ -40,7 +40,7 @@ from roomsync.app.daemon_view import (
 from roomsync.app.sync.pauses import pause_label, pause_reason
 from roomsync.core.catalog.types import Priority
 from roomsync.core.ports import ListingFacts, ListingKey, ListingState
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 
 SYNCED_RESULTS = ("written", "unchanged")
 

@@ -10,7 +10,7 @@ The difference becomes one ``PUT Inventory`` per listing (more only when the cha
 count, else at ``PRICES``.
 
 The ledger is written only after the channel confirmed a request, in one transaction per
-request, and the history of the nights it changed (``history.py``) right after it. A crash
+request, and the history of the nights it changed (``history_writer.py``) right after it. A crash
 between the two leaves the ledger stale: the next sync compiles the same operations again and
 re-sends them, which is harmless because an operation sets absolute values. After a channel read
 the whole window is recorded (the read is a confirmation too), so the next sync has a complete
@@ -26,7 +26,7 @@ from datetime import date, datetime, timedelta
 
 from roomsync.adapters.client import QuotaExhausted, ServiceClient, ServiceError
 from roomsync.adapters.store import Store
-from roomsync.app.sync.history import RunStamp, drift_entries, record_push, store_entries
+from roomsync.app.sync.history_writer import RunStamp, drift_entries, record_push, store_entries
 from roomsync.app.sync.ledger import calendar_from_ledger, ledger_days
 from roomsync.app.sync.listing_desired import engine_kind, listing_desired, restriction_rule
 from roomsync.app.sync.pms import PmsFacts

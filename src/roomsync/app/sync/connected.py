@@ -23,12 +23,12 @@ from decimal import Decimal
 
 from roomsync.adapters.client import QuotaExhausted, ServiceClient, ServiceError
 from roomsync.adapters.store import Store
-from roomsync.app.sync.history import RunStamp, price_push_entries, store_entries
+from roomsync.app.sync.history_writer import RunStamp, price_push_entries, store_entries
 from roomsync.app.sync.report import PricesOutcome, PricesResult
 from roomsync.core.api.channel_manager import ChannelMessage, ChannelResult
 from roomsync.core.catalog.types import Priority
-from roomsync.core.history import JsonValue
 from roomsync.core.mapping import ConnectedPush
+from roomsync.core.night_history import JsonValue
 from roomsync.core.ports import RateKey
 from roomsync.core.sync import (
     PriceKey,

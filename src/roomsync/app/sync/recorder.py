@@ -23,7 +23,7 @@ from roomsync.adapters.store import Store
 from roomsync.app.sync.errors import NoMapping
 from roomsync.app.sync.report import COMMAND_LINE, ListingStatus, PricesResult, SyncReport
 from roomsync.metrics import Metrics
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 
 if TYPE_CHECKING:
     from roomsync.adapters.client import ServiceClient

@@ -18,7 +18,7 @@ from roomsync.app.sync.runs.property_sync import (
     utc_now,
 )
 from roomsync.metrics import Metrics
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 from roomsync.settings import Settings
 
 

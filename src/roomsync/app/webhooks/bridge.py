@@ -42,7 +42,7 @@ from roomsync.core.api import webhooks as events
 from roomsync.core.api.channel import Reservation as ChannelReservation
 from roomsync.core.mapping import ListingMapping
 from roomsync.core.sync.desired import stay_nights
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 
 # RetryLater is raised by the PMS side too; callers catch it from here, where events are applied
 __all__ = ["STAGE", "ReservationBridge", "ReservationEvent", "RetryLater"]

@@ -35,7 +35,7 @@ from roomsync.core.catalog.types import Priority
 from roomsync.core.mapping import ListingMapping
 from roomsync.core.sync.convert import room_nights
 from roomsync.core.sync.desired import stay_nights
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 
 __all__ = ["CANCELLED", "PmsReservations", "RetryLater"]
 

@@ -31,7 +31,7 @@ from roomsync.app.webhooks.mapping_index import CachedClosures, CachedListingSta
 from roomsync.app.webhooks.protocols import Clock, NightsChanged, PmsClient
 from roomsync.app.webhooks.worker import InboxWorker
 from roomsync.metrics import Metrics
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 
 
 def service_client_factory(context: PropertyContext, store: Store) -> Callable[[], PmsClient]:

@@ -45,7 +45,7 @@ from roomsync.core.api import webhooks as events
 from roomsync.core.codec import PayloadError
 from roomsync.core.ports import InboxItem
 from roomsync.metrics import Metrics
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 
 log = logging.getLogger("roomsync.webhooks.worker")
 

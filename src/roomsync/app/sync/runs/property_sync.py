@@ -15,7 +15,7 @@ from roomsync.adapters.store import Store
 from roomsync.app.sync.channel import ListingRun
 from roomsync.app.sync.closures import spans_of
 from roomsync.app.sync.errors import NoMapping, RequestRefused
-from roomsync.app.sync.history import RunStamp
+from roomsync.app.sync.history_writer import RunStamp
 from roomsync.app.sync.pauses import pause_reason
 from roomsync.app.sync.pms import PmsFacts
 from roomsync.app.sync.prices import PmsPrices, cached_night_prices
@@ -27,7 +27,7 @@ from roomsync.core.ports import ListingFacts, ListingKey, ListingState
 from roomsync.core.sync.desired import nights_through
 from roomsync.core.sync.price_detection import DEFAULT_WINDOW_NIGHTS
 from roomsync.metrics import Metrics
-from roomsync.property import PropertyContext
+from roomsync.property_context import PropertyContext
 from roomsync.settings import Settings, UnreadPriceNights
 
 log = logging.getLogger("roomsync.sync")

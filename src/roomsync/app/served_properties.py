@@ -1,4 +1,4 @@
-"""Which properties a deployment serves, as contexts (``roomsync.property``).
+"""Which properties a deployment serves, as contexts (``roomsync.property_context``).
 
 A database with property rows serves those; a database without any serves the one property the
 settings describe (``property_id``, else ``domain``, else ``default``), as roomsync always did.
@@ -11,7 +11,12 @@ from typing import Any
 
 from roomsync.core.ports import PropertyStore
 from roomsync.core.property import PropertyRecord
-from roomsync.property import PropertyConfigError, PropertyContext, context_of_record, resolve_reference
+from roomsync.property_context import (
+    PropertyConfigError,
+    PropertyContext,
+    context_of_record,
+    resolve_reference,
+)
 from roomsync.settings import Settings
 
 ContextBuilder = Callable[[Settings, PropertyRecord], PropertyContext]

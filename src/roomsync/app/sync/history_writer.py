@@ -1,4 +1,4 @@
-"""Recording the history of nights (``roomsync.core.history``) where the ledger advances.
+"""Recording the history of nights (``roomsync.core.night_history``) where the ledger advances.
 
 ``channel.py`` calls :func:`record_push` right after the channel confirmed a ``PUT Inventory``
 (the same moment the ledger records it), so only confirmed pushes are history; what a channel
@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 from roomsync.adapters.store import Store
 from roomsync.app.sync.listing_desired import engine_kind
 from roomsync.app.sync.report import COMMAND_LINE
-from roomsync.core.history import EntryKind, HistoryEntry, JsonValue, NightChange, runs_of_nights
 from roomsync.core.mapping import ListingMapping
+from roomsync.core.night_history import EntryKind, HistoryEntry, JsonValue, NightChange, runs_of_nights
 from roomsync.core.ports import ListingKey
 from roomsync.core.sync import DayState, Field, ListingKind
 from roomsync.core.sync.plans import InventoryRequestPlan
