@@ -261,7 +261,7 @@ def resync(
             from roomsync.app.commands import sync as sync_commands  # the engine: only without a daemon
 
             try:
-                sync_commands.resync(context.property_id, listing, date_from, date_to, as_json)
+                sync_commands.resync_directly(context.property_id, listing, date_from, date_to, as_json)
             finally:
                 lock.release()
             return

@@ -125,18 +125,11 @@ def _listing_keys(property_id: str, values: list[str]) -> list[ListingKey]:
         raise fail(f"--{error}") from None
 
 
-def resync(
-    property_id: str | None = typer.Option(None, "--property", help=PROPERTY_HELP),
-    listing: list[str] = typer.Option(
-        [], "--listing", help="ACCOUNT/LISTING to resync (repeatable); default every mapped listing."
-    ),
-    date_from: str | None = typer.Option(None, "--from", help="First date (YYYY-MM-DD); default today."),
-    date_to: str | None = typer.Option(
-        None, "--to", help="Last date (YYYY-MM-DD); default the horizon's end."
-    ),
-    as_json: bool = False,
+def resync_directly(
+    property_id: str | None, listing: list[str], date_from: str | None, date_to: str | None, as_json: bool
 ) -> None:
-    """Ignore the ledger: re-read the channel calendar and push the whole difference."""
+    """``roomsync resync`` in this process (no daemon runs for the property): ignore the ledger,
+    re-read the channel calendar and push the whole difference."""
     context = context_or_exit(property_id)
     keys = _listing_keys(context.property_id, listing)
     first, last = _date_option("--from", date_from), _date_option("--to", date_to)

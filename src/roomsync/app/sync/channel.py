@@ -26,7 +26,7 @@ from datetime import date, datetime, timedelta
 
 from roomsync.adapters.client import QuotaExhausted, ServiceClient, ServiceError
 from roomsync.adapters.store import Store
-from roomsync.app.sync.history_writer import RunStamp, drift_entries, record_push, store_entries
+from roomsync.app.sync.history_writer import RunStamp, drift_entries, push_entries, store_entries
 from roomsync.app.sync.ledger import calendar_from_ledger, ledger_days
 from roomsync.app.sync.listing_desired import engine_kind, listing_desired, restriction_rule
 from roomsync.app.sync.pms import PmsFacts
@@ -191,9 +191,7 @@ async def _sync(
         groups = _managed_groups(listing)  # unmanaged restrictions: the host's own stay untouched
         requests = operations_from_diff(whole_calendar(desired, groups), run.max_dates_per_request)
     else:
-        requests = compile_operations(
-            kind, desired, current, max_dates_per_request=run.max_dates_per_request
-        )
+        requests = compile_operations(kind, desired, current, max_dates_per_request=run.max_dates_per_request)
     outcome.requests = requests
     outcome.operations = sum(len(request.operations) for request in requests)
     outcome.days_changed = len(
@@ -228,9 +226,7 @@ async def _sync(
             run.store.calendar.record_confirmed, key, ledger_days(applied, days), confirmed_at
         )
         # the ledger advanced: the same confirmed write is the history of these nights
-        await asyncio.to_thread(
-            record_push,
-            run.store,
+        pushed = push_entries(
             run.property_id,
             listing,
             facts,
@@ -243,6 +239,8 @@ async def _sync(
             count_cap=count_cap,
             run=run.stamp,
         )
+        keep_days = run.stamp.keep_days
+        await asyncio.to_thread(store_entries, run.store, run.property_id, pushed, confirmed_at, keep_days)
     outcome.status = ListingStatus.WRITTEN
 
 

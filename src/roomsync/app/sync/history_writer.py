@@ -1,6 +1,6 @@
 """Recording the history of nights (``roomsync.core.night_history``) where the ledger advances.
 
-``channel.py`` calls :func:`record_push` right after the channel confirmed a ``PUT Inventory``
+``channel.py`` records :func:`push_entries` right after the channel confirmed a ``PUT Inventory``
 (the same moment the ledger records it), so only confirmed pushes are history; what a channel
 read (a resync's, its plan's, a reconciliation's) found changed behind roomsync's back is recorded
 with :func:`drift_entries`. Every entry carries its run's :class:`RunStamp` (kind, id, and what
@@ -133,6 +133,35 @@ def _operation_value(operation: object, field: Field) -> JsonValue:
     return _plain(getattr(operation, name))
 
 
+def _entry(
+    run: RunStamp,
+    key: ListingKey,
+    nights: tuple[date, date],
+    change: NightChange,
+    kind: EntryKind,
+    at: datetime,
+    request: dict[str, JsonValue],
+) -> HistoryEntry:
+    """The entry of ``change`` on ``key``'s nights ``first..last``, stamped with its run."""
+    return HistoryEntry(
+        property_id=key.property_id,
+        account_id=key.account_id,
+        listing_id=key.listing_id,
+        first_night=nights[0],
+        last_night=nights[1],
+        at=at,
+        kind=kind,
+        field=change.field,
+        old=change.old,
+        new=change.new,
+        facts=change.facts,
+        request=request,
+        trigger=run.trigger,
+        run_kind=run.kind,
+        run_id=run.run_id,
+    )
+
+
 def push_entries(
     property_id: str,
     listing: ListingMapping,
@@ -169,62 +198,22 @@ def push_entries(
     for first, last, change in runs_of_nights(changes):
         first_op, last_op = operation_of[(change.field, first)], operation_of[(change.field, last)]
         entries.append(
-            HistoryEntry(
-                property_id=property_id,
-                account_id=listing.account_id,
-                listing_id=listing.listing_id,
-                first_night=first,
-                last_night=last,
-                at=at,
-                kind=EntryKind.PUSH,
-                field=change.field,
-                old=change.old,
-                new=change.new,
-                facts=change.facts,
-                request={
+            _entry(
+                run,
+                listing.listing_key(property_id),
+                (first, last),
+                change,
+                EntryKind.PUSH,
+                at,
+                {
                     "operation": "PUT Inventory",
                     "request_index": request_index,
                     "operations": f"{first_op}" if first_op == last_op else f"{first_op}..{last_op}",
                     **answer,
                 },
-                trigger=run.trigger,
-                run_kind=run.kind,
-                run_id=run.run_id,
             )
         )
     return entries
-
-
-def record_push(
-    store: Store,
-    property_id: str,
-    listing: ListingMapping,
-    facts: PmsFacts,
-    before: Mapping[date, DayState],
-    request: InventoryRequestPlan,
-    request_index: int,
-    answer: Mapping[str, JsonValue],
-    at: datetime,
-    *,
-    own_reserved: Mapping[date, int],
-    count_cap: int | None,
-    run: RunStamp,
-) -> None:
-    """:func:`push_entries` and :func:`store_entries`, for a worker thread."""
-    entries = push_entries(
-        property_id,
-        listing,
-        facts,
-        before,
-        request,
-        request_index,
-        answer,
-        at,
-        own_reserved=own_reserved,
-        count_cap=count_cap,
-        run=run,
-    )
-    store_entries(store, property_id, entries, at, run.keep_days)
 
 
 def drift_entries(
@@ -248,22 +237,7 @@ def drift_entries(
                 name = _FIELD_OF_OPERATION[field]
                 changes.append(NightChange(night, name, _plain(mine), _plain(theirs), {}))
     return [
-        HistoryEntry(
-            property_id=key.property_id,
-            account_id=key.account_id,
-            listing_id=key.listing_id,
-            first_night=first,
-            last_night=last,
-            at=at,
-            kind=EntryKind.DRIFT,
-            field=change.field,
-            old=change.old,
-            new=change.new,
-            request={"operation": "POST Inventory (read)"},
-            trigger=run.trigger,
-            run_kind=run.kind,
-            run_id=run.run_id,
-        )
+        _entry(run, key, (first, last), change, EntryKind.DRIFT, at, {"operation": "POST Inventory (read)"})
         for first, last, change in runs_of_nights(changes)
     ]
 
@@ -309,22 +283,14 @@ def price_push_entries(
         ]
         for first, last, change in runs_of_nights(changes):
             entries.append(
-                HistoryEntry(
-                    property_id=property_id,
-                    account_id=CONNECTED_ACCOUNT,
-                    listing_id=connected_listing(room_type_id, rate),
-                    first_night=first,
-                    last_night=last,
-                    at=at,
-                    kind=EntryKind.PRICE_PUSH,
-                    field=change.field,
-                    old=change.old,
-                    new=change.new,
-                    facts=change.facts,
-                    request={"operation": "POST Prices", **answer},
-                    trigger=run.trigger,
-                    run_kind=run.kind,
-                    run_id=run.run_id,
+                _entry(
+                    run,
+                    ListingKey(property_id, CONNECTED_ACCOUNT, connected_listing(room_type_id, rate)),
+                    (first, last),
+                    change,
+                    EntryKind.PRICE_PUSH,
+                    at,
+                    {"operation": "POST Prices", **answer},
                 )
             )
     return entries

@@ -70,67 +70,43 @@ def counts_of(ids: dict[int, dict[date, frozenset[int]]]) -> dict[int, dict[date
     return {t: {night: len(rooms) for night, rooms in per_night.items()} for t, per_night in ids.items()}
 
 
-async def read_pms(
-    client: ServiceClient,
-    store: Store,
-    property_id: str,
-    room_type_ids: Collection[int],
-    first: date,
-    last: date,
-    *,
-    currency: str,
-    located: LocatedClosures,
-    now: datetime,
-    relocate_closures: bool,
-    max_price_reads: int,
-    price_window_nights: int,
-    concurrency: int,
-    closure_types: Collection[int] | None = None,
-) -> PmsFacts:
-    """Free rooms, closures and prices of the horizon (``located``: the closures located before;
-    ``closure_types``: the types whose closures matter, all of ``room_type_ids`` when None)."""
-    rooms = await read_free_room_ids(client, first, last, Priority.AVAILABILITY)
-    closures, prices = await read_closures_and_prices(
-        client,
-        store,
-        property_id,
-        room_type_ids,
-        first,
-        last,
-        currency=currency,
-        located=located,
-        now=now,
-        relocate_closures=relocate_closures,
-        max_price_reads=max_price_reads,
-        price_window_nights=price_window_nights,
-        concurrency=concurrency,
-        closure_types=closure_types,
+@dataclass(frozen=True)
+class PmsRead:
+    """What a run asks of the PMS: the free rooms, closures and prices of ``room_type_ids`` over
+    ``first..last``, within its price reads, through ``client``, the prices kept in ``store``."""
+
+    client: ServiceClient
+    store: Store
+    property_id: str
+    room_type_ids: Collection[int]
+    first: date
+    last: date
+    currency: str
+    located: LocatedClosures
+    """The closures located before (the check reads around them)."""
+    now: datetime
+    relocate_closures: bool
+    max_price_reads: int
+    price_window_nights: int
+    concurrency: int
+    closure_types: Collection[int] | None = None
+    """The types whose closures are checked (all of ``room_type_ids`` when None); the prices of
+    every type of ``room_type_ids`` are detected."""
+
+
+async def read_pms(read: PmsRead) -> PmsFacts:
+    """Free rooms, closures and prices of the horizon."""
+    rooms = await read_free_room_ids(read.client, read.first, read.last, Priority.AVAILABILITY)
+    closures, prices = await read_closures_and_prices(read)
+    return PmsFacts(
+        read.first, read.last, counts_of(rooms), closures, prices, read_at=read.now, free_room_ids=rooms
     )
-    return PmsFacts(first, last, counts_of(rooms), closures, prices, read_at=now, free_room_ids=rooms)
 
 
-async def read_closures_and_prices(
-    client: ServiceClient,
-    store: Store,
-    property_id: str,
-    room_type_ids: Collection[int],
-    first: date,
-    last: date,
-    *,
-    currency: str,
-    located: LocatedClosures,
-    now: datetime,
-    relocate_closures: bool,
-    max_price_reads: int,
-    price_window_nights: int,
-    concurrency: int,
-    closure_types: Collection[int] | None = None,
-) -> tuple[Closures, PmsPrices]:
+async def read_closures_and_prices(read: PmsRead) -> tuple[Closures, PmsPrices]:
     """The closure check (its windows read with ``CombinedExtended`` at the AVAILABILITY priority),
-    then the price detection, which takes the check's window totals as its first reads.
-
-    ``closure_types``: the types whose closures are checked (all of ``room_type_ids`` when None);
-    the prices of every type of ``room_type_ids`` are detected."""
+    then the price detection, which takes the check's window totals as its first reads."""
+    client = read.client
 
     async def check(window: Window) -> RoomTypeAvailabilityExtended:
         request = RoomTypeAvailabilityExtendedRequest(date_from=window.date_from, date_to=window.date_to)
@@ -143,13 +119,13 @@ async def read_closures_and_prices(
     closures, answers = await read_closures(
         check,
         combined,
-        first,
-        last,
-        room_type_ids if closure_types is None else closure_types,
-        located,
-        relocate=relocate_closures,
-        window_nights=price_window_nights,
-        concurrency=concurrency,
+        read.first,
+        read.last,
+        read.room_type_ids if read.closure_types is None else read.closure_types,
+        read.located,
+        relocate=read.relocate_closures,
+        window_nights=read.price_window_nights,
+        concurrency=read.concurrency,
     )
 
     async def extended(window: Window) -> RoomTypeAvailabilityExtended:
@@ -159,16 +135,16 @@ async def read_closures_and_prices(
     try:
         prices = await detect_prices(
             extended,
-            store.pms_prices,
-            property_id,
-            room_type_ids,
-            first,
-            last,
-            currency=currency,
-            now=now,
-            max_reads=max_price_reads,
-            window_nights=price_window_nights,
-            concurrency=concurrency,
+            read.store.pms_prices,
+            read.property_id,
+            read.room_type_ids,
+            read.first,
+            read.last,
+            currency=read.currency,
+            now=read.now,
+            max_reads=read.max_price_reads,
+            window_nights=read.price_window_nights,
+            concurrency=read.concurrency,
             answered=answers,
         )
     except CurrencyMismatch as mismatch:

@@ -99,6 +99,13 @@ class PmsReservations:
         exact = [r.id for r in found if r.booking_agency_reference_code == code and r.id is not None]
         return max(exact) if exact else None
 
+    async def _hold(self, code: str, room_type_id: int, nights: set[date]) -> None:
+        """Hold ``nights`` for the reservation ``code`` in the guests' availability view (a
+        reservation the channel confirmed: unconditionally), before a room is chosen for it."""
+        await self._db(
+            self._view.place_holds, self._property_id, code, room_type_id, sorted(nights), self._clock()
+        )
+
     async def _free_room(
         self,
         listing: ListingMapping,
@@ -146,14 +153,7 @@ class PmsReservations:
         start, count = booking.start_date, booking.nights
         room: int | None = None
         if not cancelled:
-            await self._db(
-                self._view.place_holds,
-                self._property_id,
-                code,
-                listing.room_type_id,
-                sorted(nights),
-                self._clock(),
-            )
+            await self._hold(code, listing.room_type_id, nights)
             held = await self._db(self._view.held_room, self._property_id, code)
             room = await self._free_room(listing, nights, prefer=held)
         created = await self._client.create_reservation(
@@ -231,14 +231,7 @@ class PmsReservations:
             changes["total_agreed_price"] = total
         room = booking.pms_room_id
         if moved:
-            await self._db(
-                self._view.place_holds,
-                self._property_id,
-                code,
-                listing.room_type_id,
-                sorted(nights),
-                self._clock(),
-            )
+            await self._hold(code, listing.room_type_id, nights)
             added = nights - old_nights
             if room is None or added:
                 room = await self._free_room(listing, nights, keep=room, added=added if room else None)

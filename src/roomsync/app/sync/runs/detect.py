@@ -17,8 +17,8 @@ from roomsync.app.sync.runs.property_sync import (
     PropertySync,
     cached_prices,
     load_mapping,
-    max_price_reads,
     near_nights,
+    pms_read,
     save_closures,
     stamp,
     watched_types,
@@ -39,22 +39,18 @@ async def _detect(sync: PropertySync, report: SyncReport) -> None:
     located = await asyncio.to_thread(sync.store.sync_state.located_closures, sync.property_id)
     closure_types, room_types = await watched_types(sync, mapping)
     read_at = sync.clock()
-    checked, prices = await read_closures_and_prices(
-        sync.client,
-        sync.store,
-        sync.property_id,
+    read = pms_read(
+        sync,
+        mapping,
         room_types,
         first,
         near,
-        currency=mapping.currency,
         located=located,
         now=read_at,
         relocate_closures=False,
-        max_price_reads=max_price_reads(sync),
-        price_window_nights=sync.options.price_window_nights,
-        concurrency=sync.options.concurrency,
         closure_types=closure_types,
     )
+    checked, prices = await read_closures_and_prices(read)
     known = remembered(located, first, last)
     closures = with_nights_replaced(known, checked, first, near, closure_types)
     changed = changed_room_types(known, closures, closure_types)

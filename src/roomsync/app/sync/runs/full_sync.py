@@ -23,7 +23,7 @@ from roomsync.app.sync.runs.property_sync import (
     listing_run,
     listing_states,
     load_mapping,
-    max_price_reads,
+    pms_read,
     save_closures,
     stamp,
     unmapped,
@@ -78,22 +78,18 @@ async def full_pass(sync: PropertySync, report: SyncReport, scope: FullScope) ->
     closure_types = active_types(sync.property_id, listings, states, listing_facts)
     sync.progress("pms", 0, 1)
     read_at = sync.clock()
-    facts = await read_pms(
-        sync.client,
-        sync.store,
-        sync.property_id,
+    read = pms_read(
+        sync,
+        mapping,
         room_types,
         nights[0],
         nights[-1],
-        currency=mapping.currency,
         located=located,
         now=read_at,
         relocate_closures=scope.relocate_closures,
-        max_price_reads=max_price_reads(sync),
-        price_window_nights=sync.options.price_window_nights,
-        concurrency=sync.options.concurrency,
         closure_types=closure_types,
     )
+    facts = await read_pms(read)
     whole = horizon(sync)
     if (nights[0], nights[-1]) == (whole[0], whole[-1]):
         await save_closures(sync, facts, closure_types, read_at)

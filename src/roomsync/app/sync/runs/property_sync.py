@@ -17,13 +17,13 @@ from roomsync.app.sync.closures import spans_of
 from roomsync.app.sync.errors import NoMapping, RequestRefused
 from roomsync.app.sync.history_writer import RunStamp
 from roomsync.app.sync.pauses import pause_reason
-from roomsync.app.sync.pms import PmsFacts
+from roomsync.app.sync.pms import PmsFacts, PmsRead
 from roomsync.app.sync.prices import PmsPrices, cached_night_prices
 from roomsync.app.sync.recorder import RunRecorder
 from roomsync.app.sync.report import ListingOutcome, SyncReport
 from roomsync.core.catalog.types import Priority
 from roomsync.core.mapping import ListingMapping, Mapping
-from roomsync.core.ports import ListingFacts, ListingKey, ListingState
+from roomsync.core.ports import ListingFacts, ListingKey, ListingState, LocatedClosures
 from roomsync.core.sync.desired import nights_through
 from roomsync.core.sync.price_detection import DEFAULT_WINDOW_NIGHTS
 from roomsync.metrics import Metrics
@@ -168,6 +168,37 @@ def max_price_reads(sync: PropertySync) -> int:
         return options.price_reads_per_sync
     quota = sync.client.budget().quota  # the server's quota once it said one
     return max(1, math.ceil(quota * options.price_read_share))
+
+
+def pms_read(
+    sync: PropertySync,
+    mapping: Mapping,
+    room_types: Collection[int],
+    first: date,
+    last: date,
+    *,
+    located: LocatedClosures,
+    now: datetime,
+    relocate_closures: bool,
+    closure_types: Collection[int],
+) -> PmsRead:
+    """The PMS read of a run of ``sync`` (its price reads, windows and concurrency from the options)."""
+    return PmsRead(
+        sync.client,
+        sync.store,
+        sync.property_id,
+        room_types,
+        first,
+        last,
+        currency=mapping.currency,
+        located=located,
+        now=now,
+        relocate_closures=relocate_closures,
+        max_price_reads=max_price_reads(sync),
+        price_window_nights=sync.options.price_window_nights,
+        concurrency=sync.options.concurrency,
+        closure_types=closure_types,
+    )
 
 
 async def listing_states(
