@@ -2,7 +2,7 @@
 
 A deployment serves one property or many. What differs between properties (its key, the
 service's address and credentials, its quota and reserves, its horizon, its webhook secret) lives
-in a :class:`PropertyContext`, passed to the client, the engine, the receiver, the bridge and the
+in a :class:`PropertyContext`, passed to the client, the runs, the receiver, the bridge and the
 worker; nothing reads a property from global settings. The process settings keep what the
 process has once (database, listen address, admin token, timeouts).
 

@@ -32,7 +32,7 @@ COMMANDS: dict[str, str] = {
     "history": "roomsync.app.commands.history:history",
 }
 """Sub-commands by name, as ``module:attribute`` (a command function or a Typer group). A
-command's module is imported only when it runs: the sync engine, the client with every model
+command's module is imported only when it runs: the sync's runs, the client with every model
 of the catalog, the emulator and the daemon take about a second to import, which ``roomsync
 db status`` or ``roomsync properties list`` must not wait for."""
 

@@ -35,7 +35,7 @@ class PriceRule(_Strict):
     """How a PMS nightly price becomes the channel's integer ``dailyPrice``: the configuration.
 
     The computation (rounded half up, refused when negative) is
-    :class:`roomsync.core.sync.desired.PriceRule`, built from this by the sync engine.
+    :class:`roomsync.core.sync.desired.PriceRule`, built from this by the sync.
     """
 
     markup_percent: Decimal = Field(Decimal(0), ge=-90, le=500)

@@ -378,7 +378,7 @@ class StoredDigest:
 
 
 class SyncStateStore(Protocol):
-    """What the sync engine keeps between runs that costs requests to learn again, as typed rows
+    """What the sync keeps between runs that costs requests to learn again, as typed rows
     written per key. Where two writers can meet (two replicas during a takeover, the CLI beside the
     daemon, a poll or push beside a full sync) the writes are conditional: facts read earlier never
     overwrite facts read later, and a digest is kept only if nobody touched its row meanwhile."""

@@ -1,6 +1,6 @@
 """The only way roomsync talks to the service (docs/client.md).
 
-    async with ServiceClient(settings, budget_store=store, token_store=store) as client:
+    async with ServiceClient(context, budget_store=store.budget, token_store=store.tokens) as client:
         listing = await client.get_listing(account_id, listing_id)
 
 Every request is budgeted against the property's daily quota before it is sent, authenticated

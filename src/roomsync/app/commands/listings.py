@@ -1,6 +1,6 @@
 """``roomsync listings pause|resume LISTING --reason``: stop or restart pushes to one listing.
 
-The store keeps the pause and its reason (``status`` and the console show it); the engine and a
+The store keeps the pause and its reason (``status`` and the console show it); the runs and a
 running daemon skip a paused listing at their next run, so no daemon needs to be asked.
 """
 

@@ -4,7 +4,7 @@ With a daemon running for the property (``admin_url`` answers, or the property's
 held), ``status`` shows the daemon's own status (its planned poll interval, the next run of each
 job, each job's health) and ``resync`` asks the daemon to run it, through the admin API: two
 writers of one listing would race, so the command never writes beside a daemon. Without a daemon
-both run directly (the sync engine's commands of ``roomsync.app.commands.sync``), the resync
+both run directly (the runs' commands of ``roomsync.app.commands.sync``), the resync
 holding the property's lock so that a daemon starting meanwhile waits for it.
 """
 
@@ -190,7 +190,7 @@ def status(
     if as_json:
         echo_json({"source": "database", "status": _local_status(context)})
         return
-    from roomsync.app.commands import sync as sync_commands  # the engine: only without a daemon
+    from roomsync.app.commands import sync as sync_commands  # the runs: only without a daemon
 
     sync_commands.status(context.property_id)
     local = _local_schedule(context)
@@ -258,7 +258,7 @@ def resync(
         except DaemonAlreadyRunning:
             daemon = find_daemon(settings)  # one started meanwhile: ask it instead
         else:
-            from roomsync.app.commands import sync as sync_commands  # the engine: only without a daemon
+            from roomsync.app.commands import sync as sync_commands  # the runs: only without a daemon
 
             try:
                 sync_commands.resync_directly(context.property_id, listing, date_from, date_to, as_json)

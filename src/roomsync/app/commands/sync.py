@@ -1,4 +1,4 @@
-"""``roomsync plan | sync | resync | status``: the sync engine from the command line.
+"""``roomsync plan | sync``, and ``resync`` when no daemon runs: the runs from the command line.
 
 Plain command functions; ``roomsync.app.cli`` registers them as top-level commands.
 """
@@ -65,7 +65,7 @@ def _exit_for(report: SyncReport) -> None:
 
 @contextmanager
 def progress_bar(console: Console) -> Iterator[ProgressHook]:
-    """A rich progress bar fed by the engine's progress hook (PMS reads, listings, prices)."""
+    """A rich progress bar fed by the run's progress hook (PMS reads, listings, prices)."""
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),

@@ -2,8 +2,9 @@
 
 * :class:`RequestMeter` is the clients' request hook: every HTTP request counted by operation and
   status, its latency observed, and authentication failures noticed (for the metric and readyz).
-* :func:`refresh_gauges` sets the gauges that describe stored state (budget, dead letters, inbox),
-  from the store, before each scrape and after each job; it sends no request.
+* :func:`set_budget_gauges` and :func:`set_store_gauges` (called by ``live_status.refresh_gauges``)
+  set the gauges that describe stored state (budget, dead letters, inbox), from the store, before
+  each scrape and after each job; they send no request.
 """
 
 from __future__ import annotations

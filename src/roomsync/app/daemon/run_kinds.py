@@ -4,9 +4,10 @@ daemon asks of the sync (its estimates, the runs in flight, the client).
 Each kind is a function of :mod:`roomsync.app.sync.runs` over the property's
 :class:`~roomsync.app.sync.runs.property_sync.PropertySync`, started with the trigger the history
 of nights records (:func:`~roomsync.app.sync.history_writer.daemon_trigger`). Every run the daemon
-starts (and, through it, the console's resync plan), and everything else it asks of what makes
-the runs, goes through here and nowhere else in the package (the report and history types are
-imported where they are read), so the way the runs are made can change behind this module alone.
+starts (and, through it, the console's resync plan), and every estimate it asks of them, goes
+through here and nowhere else in the package (the report and history types, the price cache's
+helpers and the startup's mapping checks are imported where they are used), so the way the runs
+are made can change behind this module alone.
 
 ========== ==========================================================================================
 kind       run

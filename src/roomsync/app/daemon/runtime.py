@@ -8,7 +8,7 @@ kind       what                                  when next
 prices     full sync (``sync_property``): free    every ``price_check_interval_seconds``; the
            rooms, closures, PMS price detection,  first run right after the start, unless the
            listing pushes, connected prices       store shows a healthy recent one (:mod:`.resume`)
-poll       ``poll_availability``: one PMS read,   planned from the budget and the learned
+poll       ``poll``: one PMS read,                planned from the budget and the learned
            pushes of the listings that changed    week after each run (:mod:`.planning`)
 detect     ``detect_changes``: the closure check  the same, with its own share of the budget
            of the next ``detect_nights`` (its     and its own learned week

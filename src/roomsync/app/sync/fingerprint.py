@@ -1,6 +1,6 @@
 """A digest of everything a listing's desired calendar is computed from.
 
-The ledger is written only by the engine and only with desired calendars (or with a channel
+The ledger is written only by the runs and only with desired calendars (or with a channel
 read that a write then brings to the desired calendar), so when the inputs of a listing are the
 same as at its last successful sync, its ledger still equals its desired calendar and the listing
 needs neither a ledger read nor a diff. On a quiet sync of a large property that saves most of

@@ -1,4 +1,4 @@
-"""Between the store's calendar ledger (``ChannelDay`` rows) and the engine's ``DayState``.
+"""Between the store's calendar ledger (``ChannelDay`` rows) and the runs' ``DayState``.
 
 The ledger records what the channel holds, as confirmed by a write it accepted or by a read.
 ``record_confirmed`` keeps a field given as ``None`` as it was, so "this restriction is unset on

@@ -1,7 +1,7 @@
 """The desired calendar of one mapped listing, from the PMS facts of one sync.
 
 A thin layer over ``roomsync.core.sync.desired_calendar`` that turns the mapping's settings
-(``roomsync.core.mapping``) into the core's rules and adds three decisions of the engine:
+(``roomsync.core.mapping``) into the core's rules and adds four decisions of its own:
 
 * A listing whose mapping sets no restrictions at all does not manage them: each desired day
   keeps the restrictions the channel holds, so roomsync never rewrites what the host set there.

@@ -1,4 +1,4 @@
-"""Why a listing is not synced: the pause rules the engine applies and the status, the metrics
+"""Why a listing is not synced: the pause rules the runs apply and the status, the metrics
 and the console show (pure functions of a listing's state and facts)."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""The run record: every run of the engine as a row of ``store.sync_runs``, kept alive by a
+"""The run record: every run of a property as a row of ``store.sync_runs``, kept alive by a
 heartbeat while it works, closed with its result, and counted in the metrics.
 
-The engine hands each run's body to :meth:`RunRecorder.run`; the body fills a
+Each run function (``roomsync.app.sync.runs``) hands its body to :meth:`RunRecorder.run`; the body fills a
 :class:`~roomsync.app.sync.report.SyncReport`, the recorder decides the result from it (or from
 the exception that ended it), counts the requests the run sent, and records all of it. A plan is
 not recorded (it writes nothing) but its report is completed the same way.
@@ -34,7 +34,7 @@ RunBody = Callable[[SyncReport], Awaitable[None]]
 
 
 class RunRecorder:
-    """Records the runs of one property's engine (see the module docstring)."""
+    """Records the runs of one property (see the module docstring)."""
 
     def __init__(
         self,

@@ -1,4 +1,4 @@
-"""What one run of the engine did (or, for a plan, would do), for the CLI, the daemon and tests."""
+"""What one run did (or, for a plan, would do), for the CLI, the daemon and tests."""
 
 from __future__ import annotations
 

@@ -3,7 +3,8 @@
 ``NightsChanged`` is the overbooking guard: after the bridge changes a room type's occupancy in
 the PMS (a channel booking made, moved or cancelled), it calls it with exactly the nights whose
 occupancy changed, and the application pushes those nights to the OTHER listings of that room
-type at once, at the top budget priority. The lead wires it to the sync engine.
+type at once, at the top budget priority. The daemon wires it to its ``PushDebouncer``, which pushes
+through ``roomsync.app.sync.runs.push``.
 
 ``PmsClient`` is the part of :class:`roomsync.adapters.client.ServiceClient` the bridge and the
 availability view use; any object with these methods will do (the service client is one).
