@@ -10,8 +10,8 @@ nights and ``ReservationAcceptanceConfirmation`` is queued.
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass
-from datetime import date, timedelta
+from dataclasses import dataclass, replace
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -156,25 +156,11 @@ async def guest_books(state: EmulatorState, booking: Booking) -> dict[str, Any]:
         if not make.succeed:
             return {"booked": False, "stage": "MakeReservation", "checks": checks}
     now = state.clock.now()
-    reservation = ChannelReservation(
-        confirmation_code=code,
-        account_id=listing.account_id,
-        listing_id=listing.listing_id,
-        start_date=booking.start_date,
-        nights=booking.nights,
-        guest_id=_guest_id(booking),
-        guest_first_name=booking.first_name,
-        guest_last_name=booking.last_name,
+    reservation = replace(
+        _new_reservation(listing, booking, code, base_price, now),
         guest_email=booking.email,
-        guest_details=GuestDetails(booking.adults, booking.children, booking.infants),
-        currency=listing.currency,
-        base_price=base_price,
         cleaning_fee=_cleaning_fee(listing),
-        host_fee=(base_price * HOST_FEE_RATE).quantize(_CENT),
         special_offer_id=booking.special_offer_id,
-        thread_id=f"T{code}",
-        created_at=now,
-        updated_at=now,
         booked_at=now,
     )
     state.channel.add_reservation(reservation)
@@ -185,6 +171,29 @@ async def guest_books(state: EmulatorState, booking: Booking) -> dict[str, Any]:
         ),
     )
     return {"booked": True, "confirmationCode": code, "checks": checks, "delivery": delivery}
+
+
+def _new_reservation(
+    listing: Listing, booking: Booking, code: str, base_price: Decimal, now: datetime
+) -> ChannelReservation:
+    """What a booking and a request to book create alike (each adds its own fields)."""
+    return ChannelReservation(
+        confirmation_code=code,
+        account_id=listing.account_id,
+        listing_id=listing.listing_id,
+        start_date=booking.start_date,
+        nights=booking.nights,
+        guest_id=_guest_id(booking),
+        guest_first_name=booking.first_name,
+        guest_last_name=booking.last_name,
+        guest_details=GuestDetails(booking.adults, booking.children, booking.infants),
+        currency=listing.currency,
+        base_price=base_price,
+        host_fee=(base_price * HOST_FEE_RATE).quantize(_CENT),
+        thread_id=f"T{code}",
+        created_at=now,
+        updated_at=now,
+    )
 
 
 def _guest_id(booking: Booking) -> str:
@@ -282,24 +291,7 @@ def request_booking(state: EmulatorState, booking: Booking, message: str | None)
     now = state.clock.now()
     code = state.channel.new_confirmation_code()
     base_price = _nightly_total(listing, booking.start_date, booking.nights)
-    reservation = ChannelReservation(
-        confirmation_code=code,
-        account_id=listing.account_id,
-        listing_id=listing.listing_id,
-        start_date=booking.start_date,
-        nights=booking.nights,
-        guest_id=_guest_id(booking),
-        guest_first_name=booking.first_name,
-        guest_last_name=booking.last_name,
-        guest_details=GuestDetails(booking.adults, booking.children, booking.infants),
-        status_type="pending",
-        currency=listing.currency,
-        base_price=base_price,
-        host_fee=(base_price * HOST_FEE_RATE).quantize(_CENT),
-        thread_id=f"T{code}",
-        created_at=now,
-        updated_at=now,
-    )
+    reservation = replace(_new_reservation(listing, booking, code, base_price, now), status_type="pending")
     state.channel.add_reservation(reservation)
     delivery = _emit(
         state,

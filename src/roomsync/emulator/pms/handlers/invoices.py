@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 from roomsync.core.api.pms import invoices as api
 from roomsync.core.api.pms.customers import CustomerCategory
@@ -116,10 +117,9 @@ def _tax_breakdown(taxes: list[TaxAmount]) -> api.TaxBreakdown | None:
     )
 
 
-def preview_model(document: InvoiceDocument) -> api.InvoicePreview:
-    return to_model(
-        api.InvoicePreview,
-        id=document.id,
+def _shared_fields(document: InvoiceDocument) -> dict[str, Any]:
+    """What an invoice and its preview both show of ``document``."""
+    return dict(
         issue_date=document.issue_date,
         create_date=document.create_date,
         invoice_type=api.InvoiceType(document.type),
@@ -132,6 +132,14 @@ def preview_model(document: InvoiceDocument) -> api.InvoicePreview:
         total_taxes=document.total_taxes,
         total_gross_value=document.total_gross_value,
         invoice_lines=_lines(document),
+    )
+
+
+def preview_model(document: InvoiceDocument) -> api.InvoicePreview:
+    return to_model(
+        api.InvoicePreview,
+        id=document.id,
+        **_shared_fields(document),
         taxes_by_percentage=[_preview_tax(tax) for tax in document.taxes],
         extra_taxes_by_percentage=[_preview_tax(tax) for tax in document.extra_taxes],
         total_gross_value_before_extra_taxes=document.total_gross_value_before_extra_taxes,
@@ -147,18 +155,7 @@ def invoice_model(document: InvoiceDocument) -> api.Invoice:
     return to_model(
         api.Invoice,
         invoice_id=document.id,
-        issue_date=document.issue_date,
-        create_date=document.create_date,
-        invoice_type=api.InvoiceType(document.type),
-        number=document.number,
-        counter=api.InvoiceCounter(id=document.counter_id, title=document.counter_title),
-        customer=invoice_customer(document.customer),
-        payments=_payments(document),
-        total_net_value=document.total_net_value,
-        total_extra_taxes=document.total_extra_taxes,
-        total_taxes=document.total_taxes,
-        total_gross_value=document.total_gross_value,
-        invoice_lines=_lines(document),
+        **_shared_fields(document),
         taxes_by_percentage=[_tax(tax) for tax in document.taxes],
         extra_taxes_by_percentage=[_tax(tax) for tax in document.extra_taxes],
     )
