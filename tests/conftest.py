@@ -16,21 +16,27 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pyt
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg-data")))
 
 
-SERIAL_TESTS = tuple(
-    f"tests/app/daemon/{name}.py"
-    for name in (
-        "test_daemon_day",
-        "test_replicas",
-        "test_freshness",
-        "test_run_sweeper_fast_clock",
-        "test_restart_takes_back_claims",
-        "test_first_start",
-    )
+SERIAL_TESTS = (
+    *(
+        f"tests/app/daemon/{name}.py"
+        for name in (
+            "test_daemon_day",
+            "test_replicas",
+            "test_freshness",
+            "test_run_sweeper_fast_clock",
+            "test_restart_takes_back_claims",
+            "test_first_start",
+            "test_console_browser",
+        )
+    ),
+    "tests/app/webhooks/test_last_room_race.py",
 )
 """Tests whose assertions time real daemons on compressed schedules (a day in a minute, a
-freshness target, ten beats of silence, a takeover in seconds): one at a time, on one worker, so
-no other compressed daemon of the suite shares the machine with them; the rest spreads over
-both workers."""
+freshness target, ten beats of silence, a takeover in seconds), the browser's walk through a
+daemon running at a hundredth of real time, and 200 guests racing for one room within the
+channel's 3 s: one at a time, on one worker, so no other of them shares the machine with them
+(on a slow afternoon, 2026-11-27, the browser walk and the race each failed once beside them);
+the rest spreads over both workers."""
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook, which reads the group marks
