@@ -164,11 +164,15 @@ class CheckoutDesk:
         self.answers = AnswerLog(records)
 
     async def receive(self, event: GuestCheck, delivery: NewDelivery) -> Answered:
-        """Store the check in the inbox, then answer it (the module docstring says how)."""
-        accepted, decided = await self._db(self._first_trip, event, delivery)
+        """Store the check in the inbox, then answer it (the module docstring says how).
+
+        A guest asking to book or to change a booking goes before the guests still asking whether
+        a stay is free (``DbCalls``: the 3 s are the same for both, the money is not)."""
+        db = self._db if isinstance(event, events.CheckAvailability) else self._db.urgent
+        accepted, decided = await db(self._first_trip, event, delivery)
         if isinstance(decided, _NeedsRead):
             note = await self._availability.refresh(decided.first, decided.last, decided.room_type_id)
-            decided = await self._db(self._second_trip, event, delivery, accepted, note)
+            decided = await db(self._second_trip, event, delivery, accepted, note)
         code = None if isinstance(event, events.CheckAvailability) else event.confirmation_code
         log.info(
             "%s listing %s %s +%d night(s)%s: %s (%s)",
