@@ -52,6 +52,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import cpu_profile
 import httpx
 import sqlalchemy as sa
 
@@ -345,9 +346,7 @@ async def watch(desks: dict[str, Desk], engine: sa.Engine, scale: float, until: 
         checks = []
         for property_id, run in latest.items():
             desk = desks.get(property_id)
-            pending = (
-                [c for c in desk.changes if c.pending and c.at < run.finished_at] if desk else []
-            )
+            pending = [c for c in desk.changes if c.pending and c.at < run.finished_at] if desk else []
             if desk and pending:
                 checks.append(settle(desk, pending, run, scale))
         await asyncio.gather(*checks)
@@ -457,7 +456,13 @@ def measure(args: argparse.Namespace, tmp: Path) -> int:
             cpu0, emu0 = cpu_seconds(serve.pid), cpu_seconds(emulator.pid)
             began = time.monotonic()
             rss_samples: list[int] = []
-            desks = asyncio.run(window(args, emulator_url, ids, engine, serve.pid, rss_samples))
+            profiling = (
+                cpu_profile.recording(serve.pid, args.window, args.profile)
+                if args.profile
+                else contextlib.nullcontext()
+            )
+            with profiling:
+                desks = asyncio.run(window(args, emulator_url, ids, engine, serve.pid, rss_samples))
             wall = time.monotonic() - began
             cpu = cpu_seconds(serve.pid) - cpu0
             settled = asyncio.run(settle_pending(args, emulator_url, desks, engine))
@@ -510,6 +515,8 @@ def measure(args: argparse.Namespace, tmp: Path) -> int:
             f"front desk -> channel: p50 {statistics.median(latencies):.0f} s, "
             f"p95 {percentile(latencies, 0.95):.0f} s, max {max(latencies):.0f} s (simulated wait + real run)"
         )
+    if args.profile and args.profile.exists():
+        cpu_profile.report(args.profile, cpu, counts)
     if errors:
         print(f"{len(errors)} ERROR line(s) in the replica's log; the first ones:")
         for line in errors[:3]:
@@ -606,6 +613,11 @@ def main() -> int:
     parser.add_argument("--database", choices=("postgres", "sqlite"), default="postgres")
     parser.add_argument("--warm-up-limit", type=float, default=900.0, help="longest wait for the first syncs")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        help="py-spy the replica through the window into this raw file and print where its CPU went",
+    )
     args = parser.parse_args()
     # a SIGTERM (timeout, Ctrl-C's cousin) still stops the replica and the emulator and drops the database
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))

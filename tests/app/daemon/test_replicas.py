@@ -476,7 +476,8 @@ class DayCounts:
     """Per property: requests of its first full sync."""
     run_at_edge: int
     """The most one scheduled run (a poll or a detection, the median of each) costs: a window of
-    a property's day can end just before one run of the one day and just after it in the other."""
+    a property's window can begin (and end) just before one run of the one day and just after it
+    in the other."""
 
 
 def compressed_day(running: Deployment, offset: float | None = None) -> DayCounts:
@@ -644,7 +645,7 @@ def test_three_replicas_share_twenty_properties_through_a_kill_and_a_rolling_res
     for domain in sorted(three_counts):
         (n3, _), (n1, _) = three_counts[domain], one[domain]
         worst = max(worst, abs(n3 - n1) / n1)
-        if abs(n3 - n1) > WITHIN * n1 + edge:
+        if abs(n3 - n1) > WITHIN * n1 + 2 * edge:
             beyond.append(domain)
         s1, s3 = one_replica_day.first_syncs[domain], three.first_syncs[domain]
         lines.append(f"{domain}: {n1} -> {n3} ({(n3 - n1) / n1:+.1%}); first full sync {s1} -> {s3}")
@@ -672,9 +673,10 @@ def test_three_replicas_share_twenty_properties_through_a_kill_and_a_rolling_res
         f"compressed day, {end_hours:.1f} at the end"
     )
     assert takeover_seconds <= TAKEOVER_LIMIT
-    # the whole of the properties within 5 %; each property within 5 % plus the one run that the
-    # end of its window may cut off in one day and not in the other (measured: 0 to 5 requests of
-    # about 85, a detection's cost, on the first three properties one replica synced)
+    # the whole of the properties within 5 %; each property within 5 % plus the runs that the
+    # start and the end of its window may each cut off in one day and not in the other (measured:
+    # 0 to 5 requests of about 85, a detection's cost, on the first three properties one replica
+    # synced; in CI on a loaded machine, 2026-11-27, 4 of 41 with the end alone allowed for)
     assert abs(total3 - total1) <= WITHIN * total1, f"requests {total1} -> {total3}"
-    assert beyond == [], f"beyond 5 % + one run ({edge} requests): {beyond}; worst {worst:.1%}"
+    assert beyond == [], f"beyond 5 % + a run at each edge ({edge} each): {beyond}; worst {worst:.1%}"
     assert abs(first3 - first1) <= WITHIN * first1, f"first full syncs: {first1} -> {first3} requests"
