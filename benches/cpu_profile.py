@@ -29,8 +29,8 @@ ACTIVITIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("history", ("history_writer.py", "night_history.py")),
     ("store (SQLAlchemy, driver)", ("sqlalchemy/", "psycopg", "sqlite3", "adapters/store/")),
     ("requests (HTTP, JSON, models)", ("httpx/", "httpcore/", "h11/", "adapters/client/", "pydantic")),
-    ("scheduler and event loop", ("apscheduler/", "asyncio/", "app/daemon/")),
     ("the run's own computing (core)", ("roomsync/core/", "app/sync/")),
+    ("scheduler and event loop", ("apscheduler/", "asyncio/", "app/daemon/")),
 )
 RUN_KINDS: tuple[tuple[str, str], ...] = (
     ("full sync", "sync/runs/full_sync.py"),

@@ -77,6 +77,34 @@ def test_a_hold_stops_counting_once_a_later_read_can_have_seen_it(
     assert view_row(store, prop).free_rooms == 1
 
 
+def test_a_read_that_changed_nothing_still_dates_every_night_and_recounts_the_holds(
+    view: tuple[SqlAvailabilityView, str],
+) -> None:
+    """The rows a read leaves as they were take its read_at all the same (a guest check asks how
+    old the view is), lose a stale mark, and stop counting a hold the read can have seen."""
+    store, prop = view
+    D3 = D2 + timedelta(days=1)
+    store.save_read(prop, T0, {ROOM_TYPE: {D1: 2, D2: 2, D3: 1}})
+    store.place_holds(prop, "B", ROOM_TYPE, [D2], T0)
+    store.settle_holds(prop, "B", [D2], reflected_at=T0 + timedelta(seconds=10))
+    assert store.release_holds(prop, "B") == [D2]  # marks D2 stale
+    store.try_hold(prop, "A", ROOM_TYPE, [D1], T0 + timedelta(seconds=1))
+    store.settle_holds(prop, "A", [D1], reflected_at=T0 + timedelta(seconds=10))
+    assert bookable(store, prop, D1) == 1
+
+    later = T0 + timedelta(seconds=30)
+    store.save_read(prop, later, {ROOM_TYPE: {D1: 2, D2: 2, D3: 0}})  # only D3 changed
+
+    rows = store.read_nights(prop, ROOM_TYPE, [D1, D2, D3])
+    assert {n: (r.free_rooms, r.held, r.read_at, r.stale) for n, r in rows.items()} == {
+        D1: (2, 0, later, False),  # the hold was in the PMS before this read began
+        D2: (2, 0, later, False),
+        D3: (0, 0, later, False),
+    }
+    store.save_read(prop, T0 + timedelta(seconds=20), {ROOM_TYPE: {D1: 2, D2: 2, D3: 0}})  # began before
+    assert {r.read_at for r in store.read_nights(prop, ROOM_TYPE, [D1, D2, D3]).values()} == {later}
+
+
 def view_row(store: SqlAvailabilityView, prop: str) -> ViewNight:
     return store.read_nights(prop, ROOM_TYPE, [D1])[D1]
 

@@ -9,7 +9,9 @@ view.
 from __future__ import annotations
 
 from datetime import date, timedelta
+from typing import Any
 
+import pytest
 from sync_harness import (
     AVAILABILITY_ROOM,
     FIRST,
@@ -152,4 +154,39 @@ async def test_a_listing_the_ledger_does_not_know_is_left_to_the_full_sync(
 
     full = await sync_property(sync)
     assert {o.listing_id: o.status for o in full.listings}[SUITES_LISTING] is ListingStatus.WRITTEN
+    assert_converged(emulator, control)
+
+
+async def test_a_poll_reads_the_ledger_only_of_listings_whose_inputs_moved(
+    emulator: Emulator,
+    control: Control,
+    make_sync: SyncFactory,
+    sqlite_store: Store,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A listing whose inputs are those its last full sync brought it in step with (its digest)
+    needs no ledger read and no diff; one whose room type's free rooms moved does, and once a
+    poll wrote it, its digest is gone until the next full sync."""
+    sync = await synced(make_sync, sqlite_store, emulator, control)
+    read: list[str] = []
+    real = sqlite_store.calendar.read_days
+
+    def counting(key: ListingKey, first: date, last: date) -> Any:
+        read.append(key.listing_id)
+        return real(key, first, last)
+
+    monkeypatch.setattr(sqlite_store.calendar, "read_days", counting)
+
+    assert (await poll(sync)).result == "ok"
+    assert read == []
+
+    book_two_doubles_nights(control)
+    moved = await poll(sync)
+    assert read == [ROOM_TYPE_LISTING]
+    assert {o.listing_id for o in moved.listings if o.status is ListingStatus.WRITTEN} == {ROOM_TYPE_LISTING}
+
+    read.clear()
+    again = await poll(sync)
+    assert read == [ROOM_TYPE_LISTING]  # its digest went with the write: compared, not trusted
+    assert {o.status for o in again.listings} <= {ListingStatus.UNCHANGED, ListingStatus.PAUSED}
     assert_converged(emulator, control)

@@ -123,38 +123,19 @@ class SqlAvailabilityView:
         free_room_ids: Mapping[int, Mapping[date, frozenset[int]]] | None = None,
     ) -> None:
         """Record a PMS read that started at ``read_at``: free rooms per room type and night, and
-        which rooms they are."""
+        which rooms they are.
+
+        Only the nights whose rooms changed are written row by row; the others, the most of a
+        365-night read, take the new ``read_at`` in one statement over the read's range (a poll's
+        save cost 25 % of a quiet replica's CPU when every row was rewritten, issue 26). The
+        range's rows are locked first, in (room type, night) order as every writer of the view
+        locks them, so no other read lands between the comparison and the write."""
         ids = free_room_ids or {}
-        rows = [
-            {
-                "property_id": property_id,
-                "room_type_id": room_type_id,
-                "night": night,
-                "free_rooms": free,
-                "held": 0,
-                "read_at": read_at,
-                "stale": False,
-                "free_room_ids": _ids_text(ids.get(room_type_id, {}).get(night)),
-            }
-            for room_type_id, per_night in free_rooms.items()
-            for night, free in per_night.items()
-        ]
-        if not rows:
-            return
-        rows.sort(key=lambda row: (row["room_type_id"], row["night"]))
         with write_tx(self._engine) as conn:
-            stmt = insert_for(conn, AVAILABILITY_VIEW)
-            stmt = stmt.on_conflict_do_update(
-                index_elements=[V.property_id, V.room_type_id, V.night],
-                set_={
-                    name: stmt.excluded[name] for name in ("free_rooms", "read_at", "stale", "free_room_ids")
-                },
-                # a slower read that started earlier must not overwrite a newer one
-                where=AVAILABILITY_VIEW.c.read_at <= stmt.excluded.read_at,
-            )
-            conn.execute(stmt, rows)
-            for room_type_id, per_night in free_rooms.items():
-                _recount(conn, property_id, room_type_id, per_night.keys())
+            for room_type_id in sorted(free_rooms):
+                per_night = free_rooms[room_type_id]
+                if per_night:
+                    _save_type(conn, property_id, room_type_id, read_at, per_night, ids.get(room_type_id, {}))
 
     # --- holds --------------------------------------------------------------------------------
 
@@ -396,9 +377,7 @@ def _rooms_free_throughout(
         sa.select(H.room_id)
         .join(
             AVAILABILITY_VIEW,
-            sa.and_(
-                V.property_id == H.property_id, V.room_type_id == H.room_type_id, V.night == H.night
-            ),
+            sa.and_(V.property_id == H.property_id, V.room_type_id == H.room_type_id, V.night == H.night),
         )
         .where(
             H.property_id == property_id,
@@ -411,8 +390,69 @@ def _rooms_free_throughout(
     return (common or frozenset()) - frozenset(held)
 
 
+def _save_type(
+    conn: Connection,
+    property_id: str,
+    room_type_id: int,
+    read_at: datetime,
+    per_night: Mapping[date, int],
+    ids: Mapping[date, frozenset[int]],
+) -> None:
+    nights = sorted(per_night)
+    first, last = nights[0], nights[-1]
+    in_range = sa.and_(
+        V.property_id == property_id, V.room_type_id == room_type_id, V.night.between(first, last)
+    )
+    # a read is one range of nights; were it not, the range would take a read_at it never had
+    whole_range = (last - first).days + 1 == len(nights)
+    stored: dict[date, tuple[int, str | None]] = {}
+    if whole_range:
+        found = conn.execute(
+            sa.select(V.night, V.free_rooms, V.free_room_ids)
+            .where(in_range)
+            .order_by(V.night)
+            .with_for_update()
+        )
+        stored = {row.night: (row.free_rooms, row.free_room_ids) for row in found}
+    changed = []
+    for night in nights:
+        now = (per_night[night], _ids_text(ids.get(night)))
+        if stored.get(night) != now:
+            changed.append(
+                {
+                    "property_id": property_id,
+                    "room_type_id": room_type_id,
+                    "night": night,
+                    "free_rooms": now[0],
+                    "held": 0,
+                    "read_at": read_at,
+                    "stale": False,
+                    "free_room_ids": now[1],
+                }
+            )
+    if changed:
+        stmt = insert_for(conn, AVAILABILITY_VIEW)
+        stmt = stmt.on_conflict_do_update(
+            index_elements=[V.property_id, V.room_type_id, V.night],
+            set_={name: stmt.excluded[name] for name in ("free_rooms", "read_at", "stale", "free_room_ids")},
+            # a slower read that started earlier must not overwrite a newer one
+            where=AVAILABILITY_VIEW.c.read_at <= stmt.excluded.read_at,
+        )
+        conn.execute(stmt, changed)
+    if len(changed) < len(nights):
+        conn.execute(
+            sa.update(AVAILABILITY_VIEW)
+            .where(in_range, V.read_at <= read_at)
+            .values(read_at=read_at, stale=False)
+        )
+    _recount(conn, property_id, room_type_id, nights)
+
+
 def _recount(conn: Connection, property_id: str, room_type_id: int, nights: Iterable[date]) -> None:
-    """Set ``held`` of the view rows from the holds a read of their ``read_at`` cannot have seen."""
+    """Set ``held`` of the view rows from the holds a read of their ``read_at`` cannot have seen.
+
+    Over the nights' whole range (recounting a night between them changes nothing), and only
+    where a hold may count: a row with ``held`` 0 and no hold row keeps 0."""
     wanted = sorted(set(nights))
     if not wanted:
         return
@@ -427,9 +467,19 @@ def _recount(conn: Connection, property_id: str, room_type_id: int, nights: Iter
         )
         .scalar_subquery()
     )
+    any_hold = (
+        sa.select(H.night)
+        .where(H.property_id == V.property_id, H.room_type_id == V.room_type_id, H.night == V.night)
+        .exists()
+    )
     conn.execute(
         sa.update(AVAILABILITY_VIEW)
-        .where(V.property_id == property_id, V.room_type_id == room_type_id, V.night.in_(wanted))
+        .where(
+            V.property_id == property_id,
+            V.room_type_id == room_type_id,
+            V.night.between(wanted[0], wanted[-1]),
+            sa.or_(V.held != 0, any_hold),
+        )
         .values(held=counted)
     )
 

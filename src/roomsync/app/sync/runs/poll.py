@@ -7,6 +7,7 @@ ledger does not know yet is left to the full sync.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 from roomsync.app.sync.closures import Closures, remembered
 from roomsync.app.sync.pms import PmsFacts, counts_of, read_free_room_ids
@@ -56,7 +57,10 @@ async def poll_pass(sync: PropertySync, report: SyncReport, closures: Closures |
     room_types = {entry.room_type_id for entry in mapping.listings}
     prices = await asyncio.to_thread(cached_prices, sync, mapping, room_types, first, last)
     facts = PmsFacts(first, last, free, closures, prices, read_at=read_started)
-    run = ledger_run(sync, report, nights)
+    # a listing whose inputs are those its last full sync brought it in step with (its digest)
+    # needs neither its ledger read nor a diff: on a quiet poll of a 365-night horizon that was
+    # most of the poll's CPU (issue 26); whatever wrote its ledger since forgot the digest
+    run = replace(ledger_run(sync, report, nights), trust_digests=True)
     report.listings = await sync_listings(sync, run, mapping.listings, facts, states)
     # a listing whose ledger this poll may have changed must not be skipped by the next full
     # sync on the strength of a digest recorded before
