@@ -197,6 +197,13 @@ class PmsPriceCache(Protocol):
         """Cached nightly prices of ``first_night..last_night`` (both included)."""
         ...
 
+    def read_prices_in(
+        self, property_id: str, room_type_id: int, first_night: date, last_night: date, currency: str
+    ) -> dict[date, Decimal]:
+        """The cached prices of ``first_night..last_night`` in ``currency`` (any case), alone: what
+        every run reads for its whole horizon."""
+        ...
+
     def save_window_total(self, property_id: str, room_type_id: int, total: WindowTotal) -> None: ...
 
     def read_window_total(

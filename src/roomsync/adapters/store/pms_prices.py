@@ -55,6 +55,18 @@ class SqlPmsPriceCache:
             rows = conn.execute(query).all()
         return {r.night: NightPrice(price=r.price, currency=r.currency, read_at=r.read_at) for r in rows}
 
+    def read_prices_in(
+        self, property_id: str, room_type_id: int, first_night: date, last_night: date, currency: str
+    ) -> dict[date, Decimal]:
+        query = sa.select(N.night, N.price).where(
+            N.property_id == property_id,
+            N.room_type_id == room_type_id,
+            N.night.between(first_night, last_night),
+            sa.func.upper(N.currency) == currency.upper(),
+        )
+        with read_tx(self._engine) as conn:
+            return {night: price for night, price in conn.execute(query)}
+
     def save_window_total(self, property_id: str, room_type_id: int, total: WindowTotal) -> None:
         if total.date_from >= total.date_to:
             raise ValueError(f"window {total.date_from}..{total.date_to}: date_from must be before date_to")

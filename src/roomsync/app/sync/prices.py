@@ -165,8 +165,7 @@ def cached_night_prices(
     in another currency is not a price here."""
     prices: dict[int, dict[date, Decimal]] = {}
     for room_type_id in sorted(room_type_ids):
-        rows = cache.read_night_prices(property_id, room_type_id, first, last)
-        prices[room_type_id] = {n: row.price for n, row in rows.items() if row.currency.upper() == currency}
+        prices[room_type_id] = cache.read_prices_in(property_id, room_type_id, first, last, currency)
     return prices
 
 

@@ -3,9 +3,10 @@ concurrency: what every run that writes listings shares (full sync, resync, poll
 
 Before any listing is compared the pass reads the bookings roomsync made itself, the listings'
 facts and their recorded digests; a listing whose room type has no room in the PMS any more is
-paused first (:func:`pause_for_missing_room_types`). After each listing, a full sync keeps the
-digest of a listing it brought in step (:func:`settle_digest`); a ledger-only run leaves that to
-its caller, which forgets the digests of what it wrote.
+paused first (:func:`pause_for_missing_room_types`). After each listing, a run over the whole
+horizon (a full sync, a poll) keeps the digest of a listing it brought in step
+(:func:`settle_digest`); a targeted push, over a few nights, leaves that to its caller, which
+forgets the digests of what it wrote.
 """
 
 from __future__ import annotations
@@ -122,7 +123,7 @@ async def sync_listings(
                     digest=digest,
                     last_digest=stored.digest if stored is not None else None,
                 )
-        if not run.require_ledger:  # a poll's or push's callers forget what they wrote
+        if not run.require_ledger or run.trust_digests:  # a push's caller forgets what it wrote
             await settle_digest(sync, run, entry, outcome, digest, stored)
         done += 1
         sync.progress("listings", done, total)
@@ -144,7 +145,7 @@ async def settle_digest(
     digest: str,
     stored: StoredDigest | None,
 ) -> None:
-    """Keep the digest of a listing a full sync brought in step, unless its row changed since
+    """Keep the digest of a listing a run brought in step, unless its row changed since
     this run read it (compare-and-set); forget it when the ledger is short of a full sync."""
     in_step = outcome.status in (ListingStatus.WRITTEN, ListingStatus.UNCHANGED)
     key = sync.key(entry)

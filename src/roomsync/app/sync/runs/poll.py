@@ -11,12 +11,11 @@ from dataclasses import replace
 
 from roomsync.app.sync.closures import Closures, remembered
 from roomsync.app.sync.pms import PmsFacts, counts_of, read_free_room_ids
-from roomsync.app.sync.report import COMMAND_LINE, ListingStatus, SyncReport
+from roomsync.app.sync.report import COMMAND_LINE, SyncReport
 from roomsync.app.sync.runs.listing_pass import sync_listings
 from roomsync.app.sync.runs.property_sync import (
     PropertySync,
     cached_prices,
-    forget_digests,
     horizon,
     ledger_run,
     listing_states,
@@ -25,9 +24,6 @@ from roomsync.app.sync.runs.property_sync import (
 from roomsync.core.catalog.types import Priority
 
 POLL = "poll"
-
-UNTOUCHED = frozenset({ListingStatus.UNCHANGED, ListingStatus.PAUSED, ListingStatus.SKIPPED})
-"""A run's listing outcomes that leave a listing's ledger as it was."""
 
 
 async def poll(sync: PropertySync, *, trigger: str = COMMAND_LINE) -> SyncReport:
@@ -57,13 +53,10 @@ async def poll_pass(sync: PropertySync, report: SyncReport, closures: Closures |
     room_types = {entry.room_type_id for entry in mapping.listings}
     prices = await asyncio.to_thread(cached_prices, sync, mapping, room_types, first, last)
     facts = PmsFacts(first, last, free, closures, prices, read_at=read_started)
-    # a listing whose inputs are those its last full sync brought it in step with (its digest)
-    # needs neither its ledger read nor a diff: on a quiet poll of a 365-night horizon that was
-    # most of the poll's CPU (issue 26); whatever wrote its ledger since forgot the digest
+    # a listing whose inputs are those a run last brought it in step with (its digest) needs
+    # neither its ledger read nor a diff: on a quiet poll of a 365-night horizon that was most of
+    # the poll's CPU (issue 26). The poll keeps the digest of a listing it brought in step, as a
+    # full sync does, and loses that of one it could not (failed, out of budget); a targeted
+    # push, which writes a few nights only, forgets it.
     run = replace(ledger_run(sync, report, nights), trust_digests=True)
     report.listings = await sync_listings(sync, run, mapping.listings, facts, states)
-    # a listing whose ledger this poll may have changed must not be skipped by the next full
-    # sync on the strength of a digest recorded before
-    touched = [o for o in report.listings if o.status not in UNTOUCHED]
-    if touched:
-        await forget_digests(sync, touched)
