@@ -413,10 +413,13 @@ def _save_type(
             .order_by(V.night)
             .with_for_update()
         )
-        stored = {row.night: (row.free_rooms, row.free_room_ids) for row in found}
+        stored = {night: (free, text) for night, free, text in found}
     changed = []
+    texts: dict[frozenset[int] | None, str | None] = {}  # the nights of a read share their sets
     for night in nights:
-        now = (per_night[night], _ids_text(ids.get(night)))
+        room_ids = ids.get(night)
+        text = texts[room_ids] if room_ids in texts else texts.setdefault(room_ids, _ids_text(room_ids))
+        now = (per_night[night], text)
         if stored.get(night) != now:
             changed.append(
                 {
