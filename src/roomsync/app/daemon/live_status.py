@@ -20,9 +20,14 @@ from roomsync.app.daemon_view import JobStatus, PropertyStatus
 from roomsync.metrics import Metrics
 
 
-def refresh_gauges(metrics: Metrics, gauges: GaugeState, planner: Planner, store: Store) -> None:
-    """Budget, dead letters and inbox gauges from the store (no request)."""
+def refresh_gauges(
+    metrics: Metrics, gauges: GaugeState, planner: Planner, store: Store, *, budget_only: bool = False
+) -> None:
+    """Budget, dead letters, inbox and listing gauges from the store (no request); the budget's
+    alone with ``budget_only``."""
     set_budget_gauges(metrics, gauges, planner.gate.snapshot(), planner.reserves)
+    if budget_only:
+        return
     set_store_gauges(metrics, store, planner.property_id, planner.clock())
     set_listing_gauges(metrics, store, planner.context)
 

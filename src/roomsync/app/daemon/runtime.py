@@ -318,7 +318,9 @@ class Daemon:
         finally:
             if task is not None:
                 self._running.discard(task)
-            await asyncio.to_thread(self.refresh_gauges)
+            # the budget's gauges move with every run; the store's and the listings' (five
+            # queries) are read when /metrics is scraped, not after every run of every property
+            await asyncio.to_thread(self.refresh_gauges, budget_only=True)
 
     def _record(self, kind: str, report: SyncReport | None, crash: str | None) -> None:
         now = self.clock()
@@ -400,11 +402,12 @@ class Daemon:
     def price_fill(self) -> PriceFillStatus:
         return self.planner.price_fill()
 
-    def refresh_gauges(self) -> None:
-        """Budget, dead letters and inbox gauges from the store (no request)."""
+    def refresh_gauges(self, *, budget_only: bool = False) -> None:
+        """Budget, dead letters, inbox and listing gauges from the store (no request); the
+        budget's alone with ``budget_only``."""
         if not self._clients:
             return
-        refresh_gauges(self.metrics, self._gauges, self.planner, self.store)
+        refresh_gauges(self.metrics, self._gauges, self.planner, self.store, budget_only=budget_only)
 
     def job_statuses(self) -> list[JobStatus]:
         return job_statuses(self.jobs, self.health, self.planner, self.schedule.next_run)

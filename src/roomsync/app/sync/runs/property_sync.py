@@ -205,8 +205,11 @@ async def listing_states(
     sync: PropertySync, listings: Sequence[ListingMapping]
 ) -> dict[ListingKey, ListingState]:
     def load() -> dict[ListingKey, ListingState]:
-        get = sync.store.listing_states.get_listing_state
-        return {key: get(key) for key in map(sync.key, listings)}
+        # one query for the property's listings, not one per listing: every run starts here
+        known = {
+            state.listing: state for state in sync.store.listing_states.list_listing_states(sync.property_id)
+        }
+        return {key: known.get(key) or ListingState(listing=key) for key in map(sync.key, listings)}
 
     return await asyncio.to_thread(load)
 
