@@ -225,6 +225,10 @@ class MappingStore(Protocol):
         """The property's mapping, None when none was ever loaded."""
         ...
 
+    def count_listings(self, property_id: str) -> int:
+        """How many listings the property's mapping holds (0 without a mapping)."""
+        ...
+
 
 @dataclass(frozen=True)
 class ListingState:

@@ -73,14 +73,18 @@ def test_mapping_is_replaced_as_a_whole(store: Store, property_id: str, other_pr
             ],
         }
     )
+    assert store.mappings.count_listings(property_id) == len(parse_mapping(FULL_MAPPING).listings) > 1
     store.mappings.replace_mapping(property_id, smaller)
 
     assert store.mappings.load_mapping(property_id) == smaller
+    assert store.mappings.count_listings(property_id) == 1
     assert store.mappings.load_mapping(other_property_id) == parse_mapping(FULL_MAPPING)
     store.mappings.replace_mapping(property_id, parse_mapping({"currency": "USD"}))
     emptied = store.mappings.load_mapping(property_id)
     assert emptied is not None
     assert (emptied.currency, emptied.listings, emptied.connected) == ("USD", (), ())
+    assert store.mappings.count_listings(property_id) == 0
+    assert store.mappings.count_listings("no-such-property") == 0
 
 
 def test_listing_state_facts_are_set_independently(store: Store, property_id: str) -> None:

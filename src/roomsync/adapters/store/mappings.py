@@ -55,6 +55,11 @@ class SqlMappingStore:
             if pushes:
                 conn.execute(sa.insert(CONNECTED_PUSH), pushes)
 
+    def count_listings(self, property_id: str) -> int:
+        query = sa.select(sa.func.count()).select_from(LISTING_MAPPING).where(LM.property_id == property_id)
+        with read_tx(self._engine) as conn:
+            return int(conn.execute(query).scalar_one())
+
     def load_mapping(self, property_id: str) -> Mapping | None:
         with read_tx(self._engine) as conn:
             currency = conn.execute(

@@ -1,8 +1,8 @@
 """What the daemon's schedule learns from its runs: the learned weeks of changes, read back from
 the store, and what a run saw added to them (:mod:`.freshness` records the observations).
 
-After a run that saw a change (or one that reads the closures and prices: a detection, a full
-sync, a reconciliation) the planner's weeks are reloaded and the next detection's cost estimated
+After a run that saw a change, a full sync or a reconciliation (or a detection that saw nothing,
+at most once an hour) the planner's weeks are reloaded and the next detection's cost estimated
 again, so the plan made after the run spends the budget where the changes happen.
 """
 
@@ -47,8 +47,14 @@ def load_learning(store: Store, context: PropertyContext, metrics: Metrics, now:
     return shapes
 
 
+RELEARN_QUIET_EVERY = timedelta(hours=1)
+"""How often a detection that saw nothing reloads the learned weeks all the same (they fade with
+time, and the near nights move with the date); one that saw a change reloads them at once."""
+
+
 async def relearn(planner: Planner, runs: run_kinds.Runs) -> None:
     """Reload the planner's learned weeks and estimate the next detection again."""
+    planner.learned_at = planner.clock()
     planner.shapes = await asyncio.to_thread(
         load_learning, planner.store, planner.context, planner.metrics, planner.clock()
     )
@@ -75,5 +81,11 @@ async def learn(report: SyncReport, planner: Planner, runs: run_kinds.Runs) -> N
             settings.timezone,
             timedelta(days=settings.activity_half_life_days),
         )
-    if seen or report.kind in (run_kinds.DETECT, run_kinds.PRICES, run_kinds.RECONCILE):
+    if seen or report.kind in (run_kinds.PRICES, run_kinds.RECONCILE):
         await relearn(planner, runs)
+    elif report.kind == run_kinds.DETECT:
+        # a quiet detection changed neither the weeks nor the closures its windows are cut
+        # around: reloading both after each one was a sixteenth of a replica's CPU (issue 26)
+        last = planner.learned_at
+        if last is None or planner.clock() - last >= RELEARN_QUIET_EVERY:
+            await relearn(planner, runs)

@@ -84,6 +84,8 @@ class Planner:
         the next ones are planned at ``_warm_estimate`` instead of its cost."""
         self._logged_interval: float | None = None
         self.shapes: Shapes | None = None
+        self.learned_at: datetime | None = None
+        """When the learned weeks were last reloaded (:func:`.learning.relearn`)."""
         """The learned weeks, reloaded from the store after a run that saw a change."""
 
     @property
@@ -154,8 +156,7 @@ class Planner:
     # --- the plan ----------------------------------------------------------------------------------
 
     def _listing_count(self) -> int:
-        mapping = self.store.mappings.load_mapping(self.property_id)
-        return len(mapping.listings) if mapping else 0
+        return self.store.mappings.count_listings(self.property_id)
 
     def _day_costs(self) -> DayCosts:
         """What each kind of run costs, a full sync at its warm cost (no price fill)."""
