@@ -394,6 +394,14 @@ def logged_errors(log: str) -> list[str]:
     return found
 
 
+def scrape_cost(port: int, pid: int) -> tuple[float, float]:
+    """One GET /metrics (it refreshes every property's gauges from the store): its wall time and
+    the replica's CPU over it (its runs meanwhile included, a few ms at real time)."""
+    cpu, began = cpu_seconds(pid), time.monotonic()
+    httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=120).raise_for_status()
+    return time.monotonic() - began, cpu_seconds(pid) - cpu
+
+
 def run_counts(engine: sa.Engine, since: datetime) -> dict[str, int]:
     with engine.connect() as conn:
         rows = conn.execute(
@@ -466,6 +474,7 @@ def measure(args: argparse.Namespace, tmp: Path) -> int:
             wall = time.monotonic() - began
             cpu = cpu_seconds(serve.pid) - cpu0
             settled = asyncio.run(settle_pending(args, emulator_url, desks, engine))
+            scrape = scrape_cost(port, serve.pid)
             unseen_lines = asyncio.run(describe_unseen(emulator_url, desks))
             emulator_cpu = cpu_seconds(emulator.pid) - emu0
             peak_rss = memory_kib(serve.pid, "VmHWM") / 1024
@@ -515,6 +524,10 @@ def measure(args: argparse.Namespace, tmp: Path) -> int:
             f"front desk -> channel: p50 {statistics.median(latencies):.0f} s, "
             f"p95 {percentile(latencies, 0.95):.0f} s, max {max(latencies):.0f} s (simulated wait + real run)"
         )
+    print(
+        f"one /metrics scrape after the window: {scrape[0]:.2f} s, {scrape[1]:.2f} CPU s of the replica "
+        f"({scrape[1] / n * 1000:.1f} ms per property; Prometheus scrapes every 15 s by default)"
+    )
     if args.profile and args.profile.exists():
         cpu_profile.report(args.profile, cpu, counts)
     if errors:

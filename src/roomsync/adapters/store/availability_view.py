@@ -130,12 +130,49 @@ class SqlAvailabilityView:
         save cost 25 % of a quiet replica's CPU when every row was rewritten, issue 26). The
         range's rows are locked first, in (room type, night) order as every writer of the view
         locks them, so no other read lands between the comparison and the write."""
+        reads = {t: sorted(per_night) for t, per_night in free_rooms.items() if per_night}
+        if not reads:
+            return
         ids = free_room_ids or {}
+        types = sorted(reads)
+        first, last = min(n[0] for n in reads.values()), max(n[-1] for n in reads.values())
+        span = (last - first).days + 1
+        # a poll's read is one range of nights for every room type; were it not, the range would
+        # date nights the read never saw, so each night of such a read is written as it came
+        one_range = all(len(nights) == span for nights in reads.values())
+        in_range = sa.and_(
+            V.property_id == property_id, V.room_type_id.in_(types), V.night.between(first, last)
+        )
         with write_tx(self._engine) as conn:
-            for room_type_id in sorted(free_rooms):
-                per_night = free_rooms[room_type_id]
-                if per_night:
-                    _save_type(conn, property_id, room_type_id, read_at, per_night, ids.get(room_type_id, {}))
+            stored: dict[tuple[int, date], tuple[int, str | None]] = {}
+            if one_range:
+                found = conn.execute(
+                    sa.select(V.room_type_id, V.night, V.free_rooms, V.free_room_ids)
+                    .where(in_range)
+                    .order_by(V.room_type_id, V.night)
+                    .with_for_update()
+                )
+                stored = {(t, night): (free, text) for t, night, free, text in found}
+            changed = _changed_rows(property_id, read_at, free_rooms, ids, reads, stored)
+            if changed:
+                stmt = insert_for(conn, AVAILABILITY_VIEW)
+                stmt = stmt.on_conflict_do_update(
+                    index_elements=[V.property_id, V.room_type_id, V.night],
+                    set_={
+                        name: stmt.excluded[name]
+                        for name in ("free_rooms", "read_at", "stale", "free_room_ids")
+                    },
+                    # a slower read that started earlier must not overwrite a newer one
+                    where=AVAILABILITY_VIEW.c.read_at <= stmt.excluded.read_at,
+                )
+                conn.execute(stmt, changed)
+            if one_range and len(changed) < span * len(types):
+                conn.execute(
+                    sa.update(AVAILABILITY_VIEW)
+                    .where(in_range, V.read_at <= read_at)
+                    .values(read_at=read_at, stale=False)
+                )
+            _recount_range(conn, property_id, types, first, last)
 
     # --- holds --------------------------------------------------------------------------------
 
@@ -390,75 +427,52 @@ def _rooms_free_throughout(
     return (common or frozenset()) - frozenset(held)
 
 
-def _save_type(
-    conn: Connection,
+def _changed_rows(
     property_id: str,
-    room_type_id: int,
     read_at: datetime,
-    per_night: Mapping[date, int],
-    ids: Mapping[date, frozenset[int]],
-) -> None:
-    nights = sorted(per_night)
-    first, last = nights[0], nights[-1]
-    in_range = sa.and_(
-        V.property_id == property_id, V.room_type_id == room_type_id, V.night.between(first, last)
-    )
-    # a read is one range of nights; were it not, the range would take a read_at it never had
-    whole_range = (last - first).days + 1 == len(nights)
-    stored: dict[date, tuple[int, str | None]] = {}
-    if whole_range:
-        found = conn.execute(
-            sa.select(V.night, V.free_rooms, V.free_room_ids)
-            .where(in_range)
-            .order_by(V.night)
-            .with_for_update()
-        )
-        stored = {night: (free, text) for night, free, text in found}
+    free_rooms: Mapping[int, Mapping[date, int]],
+    ids: Mapping[int, Mapping[date, frozenset[int]]],
+    reads: Mapping[int, list[date]],
+    stored: Mapping[tuple[int, date], tuple[int, str | None]],
+) -> list[dict[str, Any]]:
+    """The view rows of a read whose free rooms differ from what the view holds, in lock order."""
     changed = []
     texts: dict[frozenset[int] | None, str | None] = {}  # the nights of a read share their sets
-    for night in nights:
-        room_ids = ids.get(night)
-        text = texts[room_ids] if room_ids in texts else texts.setdefault(room_ids, _ids_text(room_ids))
-        now = (per_night[night], text)
-        if stored.get(night) != now:
-            changed.append(
-                {
-                    "property_id": property_id,
-                    "room_type_id": room_type_id,
-                    "night": night,
-                    "free_rooms": now[0],
-                    "held": 0,
-                    "read_at": read_at,
-                    "stale": False,
-                    "free_room_ids": now[1],
-                }
-            )
-    if changed:
-        stmt = insert_for(conn, AVAILABILITY_VIEW)
-        stmt = stmt.on_conflict_do_update(
-            index_elements=[V.property_id, V.room_type_id, V.night],
-            set_={name: stmt.excluded[name] for name in ("free_rooms", "read_at", "stale", "free_room_ids")},
-            # a slower read that started earlier must not overwrite a newer one
-            where=AVAILABILITY_VIEW.c.read_at <= stmt.excluded.read_at,
-        )
-        conn.execute(stmt, changed)
-    if len(changed) < len(nights):
-        conn.execute(
-            sa.update(AVAILABILITY_VIEW)
-            .where(in_range, V.read_at <= read_at)
-            .values(read_at=read_at, stale=False)
-        )
-    _recount(conn, property_id, room_type_id, nights)
+    for room_type_id in sorted(reads):
+        per_night, type_ids = free_rooms[room_type_id], ids.get(room_type_id, {})
+        for night in reads[room_type_id]:
+            room_ids = type_ids.get(night)
+            text = texts[room_ids] if room_ids in texts else texts.setdefault(room_ids, _ids_text(room_ids))
+            now = (per_night[night], text)
+            if stored.get((room_type_id, night)) != now:
+                changed.append(
+                    {
+                        "property_id": property_id,
+                        "room_type_id": room_type_id,
+                        "night": night,
+                        "free_rooms": now[0],
+                        "held": 0,
+                        "read_at": read_at,
+                        "stale": False,
+                        "free_room_ids": now[1],
+                    }
+                )
+    return changed
 
 
 def _recount(conn: Connection, property_id: str, room_type_id: int, nights: Iterable[date]) -> None:
-    """Set ``held`` of the view rows from the holds a read of their ``read_at`` cannot have seen.
-
-    Over the nights' whole range (recounting a night between them changes nothing), and only
-    where a hold may count: a row with ``held`` 0 and no hold row keeps 0."""
+    """Set ``held`` of the view rows from the holds a read of their ``read_at`` cannot have seen."""
     wanted = sorted(set(nights))
-    if not wanted:
-        return
+    if wanted:
+        _recount_range(conn, property_id, [room_type_id], wanted[0], wanted[-1])
+
+
+def _recount_range(
+    conn: Connection, property_id: str, room_type_ids: list[int], first: date, last: date
+) -> None:
+    """:func:`_recount` over every night of ``first..last`` (recounting a night between the ones
+    that moved changes nothing), only where a hold may count: a row with ``held`` 0 and no hold
+    row keeps 0."""
     counted = (
         sa.select(sa.func.count())
         .select_from(AVAILABILITY_HOLD)
@@ -479,8 +493,8 @@ def _recount(conn: Connection, property_id: str, room_type_id: int, nights: Iter
         sa.update(AVAILABILITY_VIEW)
         .where(
             V.property_id == property_id,
-            V.room_type_id == room_type_id,
-            V.night.between(wanted[0], wanted[-1]),
+            V.room_type_id.in_(room_type_ids),
+            V.night.between(first, last),
             sa.or_(V.held != 0, any_hold),
         )
         .values(held=counted)
