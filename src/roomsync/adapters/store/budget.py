@@ -57,14 +57,19 @@ class SqlBudgetStore:
             raise ValueError(f"cost must be at least 1, got {cost}")
         reserve = reserves.count(priority, quota)
         spent = B[_spent(priority)]
+        spend = (
+            sa.update(BUDGET_DAY)
+            .where(_key(property_id, day), _USED + cost <= quota - reserve)
+            .values({B.used_local: B.used_local + cost, spent: spent + cost, B.quota: quota})
+            .returning(*BUDGET_DAY.c)
+        )
         with write_tx(self._engine) as conn:
-            _ensure_row(conn, property_id, day, quota)
-            row = conn.execute(
-                sa.update(BUDGET_DAY)
-                .where(_key(property_id, day), _USED + cost <= quota - reserve)
-                .values({B.used_local: B.used_local + cost, spent: spent + cost, B.quota: quota})
-                .returning(*BUDGET_DAY.c)
-            ).one_or_none()
+            # the day's row exists for every request but its first: try the spend before making
+            # sure of the row (one statement per request, not two; every request passes here)
+            row = conn.execute(spend).one_or_none()
+            if row is None:  # no row yet, or no room in the budget: the row made sure of, once more
+                _ensure_row(conn, property_id, day, quota)
+                row = conn.execute(spend).one_or_none()
             if row is not None:
                 return _snapshot(row._mapping, quota)
             refused = B[_refused(priority)]
