@@ -15,21 +15,25 @@ async def test_an_urgent_call_overtakes_the_ordinary_calls_still_waiting(store: 
     db = store.db_calls
     threads = 1 if backend == "sqlite" else POSTGRES_THREADS
     release = threading.Event()
+    inside = threading.Semaphore(0)
     ran: list[str] = []
 
     def blocker() -> None:
-        release.wait(10)
+        inside.release()
+        release.wait(30)
 
     def call(name: str) -> str:
         ran.append(name)
         return name
 
     busy = [asyncio.ensure_future(db(blocker)) for _ in range(threads)]
-    await asyncio.sleep(0.2)  # every thread is now inside blocker()
+    for _ in range(threads):  # every thread is inside blocker(): whatever comes next must wait
+        assert await asyncio.to_thread(inside.acquire, True, 30)
     ordinary = [asyncio.ensure_future(db(call, f"check {n}")) for n in range(5)]
-    await asyncio.sleep(0.05)
+    await asyncio.sleep(0.05)  # the ordinary calls are queued first (ensure_future submits on the next turn)
     urgent = asyncio.ensure_future(db.urgent(call, "booking"))
     await asyncio.sleep(0.05)
+    assert ran == []
     release.set()
     results = await asyncio.gather(*busy, *ordinary, urgent)
     assert results[-1] == "booking"
