@@ -127,9 +127,7 @@ def follow(driver: WebDriver, element: WebElement) -> None:
     driver.execute_script("window.__roomsyncLeftPage = true;")
     element.click()
     WebDriverWait(driver, 20, ignored_exceptions=(WebDriverException,)).until(
-        lambda d: d.execute_script(
-            "return !window.__roomsyncLeftPage && document.readyState === 'complete';"
-        )
+        lambda d: d.execute_script("return !window.__roomsyncLeftPage && document.readyState === 'complete';")
     )
 
 
@@ -242,37 +240,54 @@ def test_the_console_in_a_real_browser(emulator: Emulator, daemon: DaemonProcess
 
     # --- drift: the host closes a night on the channel; a resync plan of a date range reads it, the
     # calendar marks it, the resync confirmed repairs it and the night's history says who asked ------
-    drifted = today + timedelta(days=5)
-    emulator.host_sets_availability("2001", "41000003", drifted, "unavailable")
-    follow(browser, browser.find_element(By.LINK_TEXT, "Resync"))
-    Select(browser.find_element(By.ID, "resync-listing")).select_by_value(DOUBLES)
-    set_date(browser, "input[name=from]", drifted - timedelta(days=1))
-    set_date(browser, "input[name=to]", drifted + timedelta(days=1))
-    submit(browser, "#plan")
-    plan = browser.find_element(By.ID, "resync-plan").text
-    assert f"Plan: {drifted - timedelta(days=1)} .. {drifted + timedelta(days=1)}" in plan, plan
-    plan_row = cells_of(browser.find_element(By.CSS_SELECTOR, "#resync-plan tr:nth-child(2)"))
-    assert plan_row[:2] == [DOUBLES, "planned"] and plan_row[5] == "1", plan_row  # one drift day
-    assert int(browser.find_element(By.ID, "plan-writes").text) == 1  # its repair
-    shot(browser, "08-resync-range-plan")
-    # the admin opens the listing's calendar from the plan in another tab before confirming
-    calendar_url = browser.find_element(By.LINK_TEXT, DOUBLES).get_attribute("href")
-    plan_tab = browser.current_window_handle
-    browser.switch_to.new_window("tab")
-    browser.get(str(calendar_url))
-    row = browser.find_element(By.ID, f"night-{drifted}")
-    cells = cells_of(row)
-    assert "drift" in str(row.get_attribute("class")).split(), cells
-    assert cells[3] == "available" and cells[7] == "unavailable", cells  # pushed, and what the channel shows
-    assert row.find_element(By.CSS_SELECTOR, "td.drifted").text == "unavailable"
-    neighbour = browser.find_element(By.ID, f"night-{drifted + timedelta(days=1)}")
-    assert "drift" not in str(neighbour.get_attribute("class")).split()
-    shot(browser, "09-calendar-drift")
-    browser.close()
-    browser.switch_to.window(plan_tab)
-    submit(browser, "#confirm-resync")
-    result = browser.find_element(By.ID, "resync-result").text
-    assert re.search(r"Resync run \d+: ok\n", result), result
+    def drift_step(drifted: date) -> str | None:
+        """Plan, calendar, confirm for one drifted night; None when a run of the daemon repaired
+        the night before the admin's resync could (the plan forgets the listing's digest, and
+        the daemon's full syncs run every 10 s of wall time here)."""
+        emulator.host_sets_availability("2001", "41000003", drifted, "unavailable")
+        follow(browser, browser.find_element(By.LINK_TEXT, "Resync"))
+        Select(browser.find_element(By.ID, "resync-listing")).select_by_value(DOUBLES)
+        set_date(browser, "input[name=from]", drifted - timedelta(days=1))
+        set_date(browser, "input[name=to]", drifted + timedelta(days=1))
+        submit(browser, "#plan")
+        plan = browser.find_element(By.ID, "resync-plan").text
+        assert f"Plan: {drifted - timedelta(days=1)} .. {drifted + timedelta(days=1)}" in plan, plan
+        plan_row = cells_of(browser.find_element(By.CSS_SELECTOR, "#resync-plan tr:nth-child(2)"))
+        assert plan_row[:2] == [DOUBLES, "planned"] and plan_row[5] == "1", plan_row  # one drift day
+        assert int(browser.find_element(By.ID, "plan-writes").text) == 1  # its repair
+        shot(browser, "08-resync-range-plan")
+        # the admin opens the listing's calendar from the plan in another tab before confirming
+        calendar_url = browser.find_element(By.LINK_TEXT, DOUBLES).get_attribute("href")
+        plan_tab = browser.current_window_handle
+        browser.switch_to.new_window("tab")
+        browser.get(str(calendar_url))
+        row = browser.find_element(By.ID, f"night-{drifted}")
+        cells = cells_of(row)
+        repaired_first = cells[7] == "available" and "drift" not in str(row.get_attribute("class")).split()
+        if not repaired_first:
+            assert "drift" in str(row.get_attribute("class")).split(), cells
+            assert cells[3] == "available" and cells[7] == "unavailable", cells  # pushed, and what it shows
+            assert row.find_element(By.CSS_SELECTOR, "td.drifted").text == "unavailable"
+            neighbour = browser.find_element(By.ID, f"night-{drifted + timedelta(days=1)}")
+            assert "drift" not in str(neighbour.get_attribute("class")).split()
+            shot(browser, "09-calendar-drift")
+        browser.close()
+        browser.switch_to.window(plan_tab)
+        submit(browser, "#confirm-resync")
+        result = browser.find_element(By.ID, "resync-result").text
+        assert re.search(r"Resync run \d+: ok\n", result), result
+        if repaired_first or f"{DOUBLES} unchanged 0 0" in result:
+            print(f"drift step on {drifted}: a daemon run repaired the night first; tried again")
+            return None
+        return result
+
+    # tried on up to three nights: a run of the daemon may repair the night between the plan and
+    # the confirm, which is right, but leaves nothing for the admin's resync to show
+    for drifted in (today + timedelta(days=d) for d in (5, 8, 11)):
+        result = drift_step(drifted)
+        if result is not None:
+            break
+    assert result is not None, "a daemon run repaired the drifted night first on three nights running"
     # one operation; the plan's read found the drift (and made it the ledger's), so this one finds none
     assert f"{DOUBLES} written 1 0" in result, result
     shot(browser, "10-resync-range-done")
