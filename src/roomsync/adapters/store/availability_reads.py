@@ -90,8 +90,9 @@ def _changed_rows(
         per_night, type_ids = free_rooms[room_type_id], ids.get(room_type_id, {})
         for night in reads[room_type_id]:
             room_ids = type_ids.get(night)
-            text = texts[room_ids] if room_ids in texts else texts.setdefault(room_ids, ids_text(room_ids))
-            now = (per_night[night], text)
+            if room_ids not in texts:
+                texts[room_ids] = ids_text(room_ids)
+            now = (per_night[night], texts[room_ids])
             if stored.get((room_type_id, night)) != now:
                 changed.append(
                     {
@@ -111,9 +112,9 @@ def _changed_rows(
 def recount_range(
     conn: Connection, property_id: str, room_type_ids: list[int], first: date, last: date
 ) -> None:
-    """:func:`_recount` over every night of ``first..last`` (recounting a night between the ones
-    that moved changes nothing), only where a hold may count: a row with ``held`` 0 and no hold
-    row keeps 0."""
+    """Set ``held`` of the view rows of ``first..last`` from the holds a read of their
+    ``read_at`` cannot have seen (recounting a night between the ones that moved changes
+    nothing), only where a hold may count: a row with ``held`` 0 and no hold row keeps 0."""
     counted = (
         sa.select(sa.func.count())
         .select_from(AVAILABILITY_HOLD)

@@ -312,10 +312,3 @@ def stay_nights(first_night: date, nights: int) -> list[date]:
 def nights_through(first_night: date, last_night: date) -> list[date]:
     """The nights ``first_night..last_night``, both included (none when the last is before the first)."""
     return stay_nights(first_night, (last_night - first_night).days + 1)
-
-
-def _nights(first: date, last: date) -> Iterable[date]:
-    night = first
-    while night <= last:
-        yield night
-        night += timedelta(days=1)
