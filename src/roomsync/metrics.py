@@ -135,6 +135,13 @@ class Metrics:
             "current plan.",
             ["property"], registry=r,
         )
+        self.promised_p95 = Gauge(
+            "roomsync_promised_p95_seconds",
+            "What today's plan promises each kind of change (availability, closures, prices): 95 % of "
+            "those made before the quota resets reach the channel within this, if they come as the "
+            "learned week says; compare with time() - roomsync_pms_read_timestamp_seconds.",
+            ["property", "kind"], registry=r,
+        )
         self.pms_read_time = Gauge(
             "roomsync_pms_read_timestamp_seconds",
             "Unix time of the newest PMS read that sees each kind of change (availability, closures, "

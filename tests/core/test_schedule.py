@@ -14,6 +14,7 @@ from roomsync.core.schedule import (
     detection_share,
     plan_schedule,
     shape_runs,
+    wait_percentile,
 )
 
 DAY = 86400.0
@@ -118,3 +119,59 @@ def test_a_spiky_learned_week_still_spends_its_budget() -> None:
     )  # fmt: skip
     assert plan.runs_until_reset == pytest.approx(500)
     assert plan.gap_kept and plan.longest_gap <= 900
+
+
+def _share_waiting_longer(slots: list[tuple[float, float]], wait: float) -> float:
+    """By the definition: a change in a slot whose runs are ``gap`` apart arrives at a uniformly
+    random moment between two runs, so it waits longer than ``wait`` with probability
+    ``max(0, 1 - wait / gap)``."""
+    total = sum(weight for weight, _ in slots)
+    return sum(weight / total * max(0.0, 1 - wait / gap) for weight, gap in slots)
+
+
+@given(
+    slots=st.lists(st.tuples(st.floats(0.01, 10), st.floats(1, 20_000)), min_size=1, max_size=30),
+    share=st.floats(0.5, 0.99),
+)
+def test_the_promised_wait_leaves_exactly_the_tail_waiting_longer(
+    slots: list[tuple[float, float]], share: float
+) -> None:
+    wait = wait_percentile(slots, share)
+    assert 0 <= wait <= max(gap for _, gap in slots)
+    assert _share_waiting_longer(slots, wait) == pytest.approx(1 - share, abs=1e-9)
+
+
+def test_one_gap_promises_that_share_of_it() -> None:
+    assert wait_percentile([(1.0, 600.0)], 0.95) == pytest.approx(570.0)
+    # half the changes where runs are a minute apart, half where they are ten minutes apart:
+    # 10 % of the slow half may wait longer, i.e. from 540 s on
+    assert wait_percentile([(1.0, 60.0), (1.0, 600.0)], 0.95) == pytest.approx(540.0)
+    # a slot with no run before the reset, carrying more than the tail: no promise
+    assert wait_percentile([(1.0, 60.0), (1.0, math.inf)], 0.95) == math.inf
+    assert wait_percentile([(99.0, 60.0), (1.0, math.inf)], 0.95) == pytest.approx(60 * (1 - 0.04 / 0.99))
+
+
+def test_a_plan_promises_the_busy_hours_gap_not_the_quiet_ones() -> None:
+    # a day whose changes come 09:00-17:00: the runs crowd there and the promise follows them,
+    # while the longest gap is a quiet hour's
+    shape = [1.0 if 9 <= hour < 17 else 0.01 for hour in range(24)]
+    plan = shape_runs(
+        shape=shape, hour=0, seconds_into_hour=0, seconds_to_reset=86_400, runs=300,
+        min_interval=60, max_gap=3600,
+    )  # fmt: skip
+    assert plan.longest_gap <= 3600
+    assert plan.p95_wait < 0.5 * plan.longest_gap
+    fewer = shape_runs(
+        shape=shape, hour=0, seconds_into_hour=0, seconds_to_reset=86_400, runs=150,
+        min_interval=60, max_gap=3600,
+    )  # fmt: skip
+    assert fewer.p95_wait > plan.p95_wait
+
+
+def test_runs_spread_evenly_promise_that_share_of_their_interval() -> None:
+    plan = shape_runs(
+        shape=[1.0] * 24, hour=0, seconds_into_hour=0, seconds_to_reset=86_400, runs=10,
+        min_interval=60, max_gap=600,
+    )  # fmt: skip
+    assert not plan.gap_kept
+    assert plan.p95_wait == pytest.approx(0.95 * 8640)

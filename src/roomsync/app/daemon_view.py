@@ -65,6 +65,14 @@ class ScheduleStatus(BaseModel):
     detect_staleness_bound_seconds: float | None = Field(
         None, description="Longest a closure or price change can wait before it reaches the channel."
     )
+    promised_p95_seconds: float | None = Field(
+        None,
+        description="What today's plan promises bookings and cancellations: 95 % of those made before "
+        "the reset reach the channel within this, if they come as the learned week says.",
+    )
+    detect_promised_p95_seconds: float | None = Field(
+        None, description="The same for closures, reopenings and price edits."
+    )
     seconds_to_reset: float
     free_licence: bool
     explanation: str
@@ -127,6 +135,11 @@ class FreshnessRow(BaseModel):
     read_at: datetime | None = Field(None, description="When the newest PMS read that sees it started.")
     age_seconds: float | None = Field(
         None, description="How old that read is: the staleness a hotel can see."
+    )
+    promised_p95_seconds: float | None = Field(
+        None,
+        description="What today's plan promises this kind of change: 95 % reach the channel within this "
+        "(None: no run planned before the reset).",
     )
 
 

@@ -99,8 +99,11 @@ def plan_schedule(
     polls = int(for_polling // per_poll) if for_polling > 0 else 0
     if polls == 0:
         return SchedulePlan(
-            poll_interval=math.inf, polls_until_reset=0, requests_for_polling=0,
-            requests_for_other_jobs=other_jobs, guest_reserve=guest_reserve,
+            poll_interval=math.inf,
+            polls_until_reset=0,
+            requests_for_polling=0,
+            requests_for_other_jobs=other_jobs,
+            guest_reserve=guest_reserve,
             staleness_bound=math.inf,
             explanation=(
                 f"{remaining} requests left today, {guest_reserve} kept for guests: "
@@ -170,6 +173,9 @@ class KindPlan:
     """The longest wait between two runs in the rest of the day's plan: how stale it can get."""
     gap_kept: bool
     """False when the budget cannot keep ``max_gap`` (the plan then spreads what it has evenly)."""
+    p95_wait: float = math.inf
+    """The wait until the next run that 95 % of the changes made between now and the reset stay
+    within, the changes coming as the shape says (:func:`wait_percentile`): what the plan promises."""
 
 
 def shape_runs(
@@ -198,17 +204,23 @@ def shape_runs(
         return KindPlan(math.inf, 0.0, math.inf, False)
     weights = run_weights(shape)
     slots: list[tuple[float, float]] = []  # (seconds, weight of the hour)
+    changes: list[float] = []  # the share of the changes each slot is expected to bring
     left, offset, first = seconds_to_reset, 0, True
     while left > 1e-9:
         length = min(3600.0 - seconds_into_hour if first else 3600.0, left)
-        slots.append((length, weights[(hour + offset) % len(shape)]))
+        at = (hour + offset) % len(shape)
+        slots.append((length, weights[at]))
+        changes.append(length / 3600.0 * max(shape[at], 0.0))
         left -= length
         offset += 1
         first = False
+    if sum(changes) <= 0:  # nothing expected before the reset: a change is as likely at any time
+        changes = [length for length, _ in slots]
     floors = [length / max_gap for length, _ in slots]
     if sum(floors) >= runs:
         interval = max(seconds_to_reset / runs, min_interval)
-        return KindPlan(interval, runs, interval, False)
+        even = wait_percentile([(1.0, interval)], PROMISED_SHARE)
+        return KindPlan(interval, runs, interval, False, even)
     caps = [length / min_interval for length, _ in slots]
     given = [min(floor, cap) for floor, cap in zip(floors, caps, strict=True)]
     open_slots = {i for i in range(len(slots)) if given[i] < caps[i]}
@@ -229,9 +241,42 @@ def shape_runs(
                 open_slots.discard(i)
             else:
                 given[i] += portion
-    gaps = [length / count for (length, _), count in zip(slots, given, strict=True) if count > 0]
+    gaps = [length / n if n > 0 else math.inf for (length, _), n in zip(slots, given, strict=True)]
     interval = min(max(gaps[0], min_interval), max_gap)
-    return KindPlan(interval, sum(given), max(gaps), True)
+    promised = wait_percentile(list(zip(changes, gaps, strict=True)), PROMISED_SHARE)
+    return KindPlan(interval, sum(given), max(g for g in gaps if math.isfinite(g)), True, promised)
+
+
+PROMISED_SHARE = 0.95
+"""The share of changes a plan's promise covers: its 95th percentile."""
+
+
+def wait_percentile(slots: Sequence[tuple[float, float]], share: float) -> float:
+    """The wait ``L`` that ``share`` of the changes stay within, for slots of time given as
+    (weight of the changes it brings, gap between its runs): a change arriving at a uniformly
+    random moment of a slot whose runs are ``gap`` apart waits more than ``L`` with probability
+    ``1 - L / gap``, so ``L`` solves ``sum(p * max(0, 1 - L / gap)) = 1 - share``, ``p`` being each
+    slot's part of the weights. That sum falls piecewise linearly in ``L``: the slots are taken
+    from the longest gap down, each line solved on its own stretch."""
+    total = sum(weight for weight, _ in slots if weight > 0)
+    if total <= 0 or not 0 < share < 1:
+        raise ValueError(f"wait_percentile needs a positive weight and a share in (0, 1), got {share!r}")
+    tail = 1 - share
+    if any(gap == math.inf and weight / total > tail for weight, gap in slots if weight > 0):
+        return math.inf
+    ordered = sorted(((gap, weight / total) for weight, gap in slots if weight > 0), reverse=True)
+    mass = slope = 0.0  # over the slots whose gap passes L: sum(p), sum(p / gap)
+    for i, (gap, part) in enumerate(ordered):
+        if gap == math.inf:
+            mass += part  # those changes wait past any L: already within the tail (checked above)
+            continue
+        mass += part
+        slope += part / gap
+        below = ordered[i + 1][0] if i + 1 < len(ordered) else 0.0
+        wait = (mass - tail) / slope
+        if below <= wait <= gap:
+            return wait
+    return 0.0
 
 
 def run_weights(shape: Sequence[float]) -> list[float]:

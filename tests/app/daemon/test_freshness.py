@@ -137,14 +137,32 @@ def test_a_booking_reaches_the_channel_within_the_polls_gap(
     assert booking <= BOOKING_TARGET, booking
 
 
-def test_status_and_metrics_show_how_fresh_each_kind_is(daemon: DaemonProcess) -> None:
-    freshness = {row["kind"]: row for row in daemon.status()["freshness"]}
+def test_status_and_metrics_show_how_fresh_each_kind_is_beside_the_plans_promise(
+    daemon: DaemonProcess,
+) -> None:
+    status = daemon.status()
+    freshness = {row["kind"]: row for row in status["freshness"]}
     assert set(freshness) == {"availability", "closures", "prices"}
     for row in freshness.values():
         assert row["read_at"] is not None and row["age_seconds"] is not None
-    schedule = daemon.status()["schedule"]
+    schedule = status["schedule"]
     assert schedule["detect_interval_seconds"] <= 300
+    # the promise is a 95th percentile of the waits the plan leaves: within the longest of them
+    promised = {
+        "availability": schedule["promised_p95_seconds"],
+        "closures": schedule["detect_promised_p95_seconds"],
+    }
+    assert 0 < promised["availability"] <= schedule["staleness_bound_seconds"]
+    assert 0 < promised["closures"] <= schedule["detect_staleness_bound_seconds"] <= 300 + 30
+    assert {kind: row["promised_p95_seconds"] for kind, row in freshness.items()} == {
+        **promised,
+        "prices": promised["closures"],
+    }
     families = {f.name: f for f in text_string_to_metric_families(daemon.metrics_text())}
     kinds = {s.labels["kind"] for s in families["roomsync_pms_read_timestamp_seconds"].samples}
     assert kinds == {"availability", "closures", "prices"}
     assert families["roomsync_detect_interval_seconds"].samples[0].value <= 300
+    shown = {s.labels["kind"]: s.value for s in families["roomsync_promised_p95_seconds"].samples}
+    assert set(shown) == {"availability", "closures", "prices"}
+    assert shown["closures"] == shown["prices"] <= 300 + 30
+    assert 0 < shown["availability"] <= schedule["staleness_bound_seconds"]

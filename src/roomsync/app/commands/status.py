@@ -128,11 +128,12 @@ def budget_and_inbox(status: PropertyStatus) -> Table:
 
 def freshness_table(status: PropertyStatus) -> Table:
     table = Table(title="How fresh the PMS facts are (newest read of each kind)")
-    for column in ("kind", "read at (UTC)", "age"):
+    for column in ("kind", "read at (UTC)", "age", "promised p95"):
         table.add_column(column)
     for row in status.freshness:
         age = _duration(row.age_seconds) if row.read_at else "never read"
-        table.add_row(row.kind, _when(row.read_at), age)
+        table.add_row(row.kind, _when(row.read_at), age, _duration(row.promised_p95_seconds))
+    table.caption = "promised p95: 95 % of the changes made before the quota resets reach the channel by then"
     return table
 
 

@@ -38,6 +38,10 @@ class PropertyCard:
     last_sync: datetime | None
     oldest_listing_sync_age: timedelta | None
     staleness_bound_seconds: float | None
+    promised_p95_seconds: float | None
+    """What today's plan promises bookings and cancellations (95 % within), and below closures and
+    prices."""
+    detect_promised_p95_seconds: float | None
     gauge: Gauge
     paused: list[tuple[ListingKey, str]]
     """Paused listings and why."""
@@ -70,6 +74,8 @@ def card_of(desk: ConsoleDesk, property_id: str, now: datetime) -> PropertyCard:
         last_sync=max(finished) if finished else None,
         oldest_listing_sync_age=(now - min(synced)) if synced else None,
         staleness_bound_seconds=status.schedule.staleness_bound_seconds,
+        promised_p95_seconds=status.schedule.promised_p95_seconds,
+        detect_promised_p95_seconds=status.schedule.detect_promised_p95_seconds,
         gauge=gauge_of(status),
         paused=[
             (ListingKey(property_id, row.account_id, row.listing_id), row.reason or row.state)

@@ -34,6 +34,7 @@ from roomsync.app.daemon.planning import (
 from roomsync.app.daemon.price_fill import UnreadPrices, fill_status
 from roomsync.app.daemon_view import PriceFillStatus
 from roomsync.app.sync import NoMapping, SyncReport
+from roomsync.core.activity import ChangeKind
 from roomsync.core.ports import SyncRun
 from roomsync.metrics import Metrics
 from roomsync.property_context import PropertyContext
@@ -221,6 +222,9 @@ class Planner:
         self.metrics.staleness_bound.labels(pid).set(plan.staleness_bound)
         self.metrics.detect_interval.labels(pid).set(plan.detect_interval)
         self.metrics.detect_staleness_bound.labels(pid).set(plan.detect_staleness_bound)
+        for kind in ChangeKind:
+            promised = plan.promised_p95 if kind is ChangeKind.AVAILABILITY else plan.detect_promised_p95
+            self.metrics.promised_p95.labels(pid, kind.value).set(promised)
         last = self._logged_interval
         if (
             last is None

@@ -126,6 +126,11 @@ class PollPlan:
     explanation: str
     detect_share: float = 0.0
     """The share of the polling budget that goes to closure and price detection."""
+    promised_p95: float = math.inf
+    """What the plan promises bookings and cancellations: 95 % of those made before the reset
+    reach the channel within this (seconds), if they come as the learned week says."""
+    detect_promised_p95: float = math.inf
+    """The same for closures, reopenings and price edits."""
 
     @property
     def free_licence(self) -> bool:
@@ -346,12 +351,18 @@ def plan_polling(
         capped_by_share=capped,
         explanation="",
         detect_share=split,
+        promised_p95=_promised(poll),
+        detect_promised_p95=_promised(detect),
     )
     return _explained(plan, settings, guest_reserve, other, budget, detect_cost, poll, detect)
 
 
 def _bound(plan: KindPlan) -> float:
     return plan.longest_gap + PROCESSING_SECONDS if math.isfinite(plan.longest_gap) else math.inf
+
+
+def _promised(plan: KindPlan) -> float:
+    return plan.p95_wait + PROCESSING_SECONDS if math.isfinite(plan.p95_wait) else math.inf
 
 
 def _minutes(seconds: float) -> str:
@@ -384,12 +395,13 @@ def _explained(
             f"{plan.remaining} of {plan.quota} requests left, {guest_reserve} kept for guests, {other} for "
             f"full syncs, reconciliation and re-push; {budget:.0f} planned for polling{share}"
             + f": availability every {_minutes(plan.interval)} now ({plan.polls_until_reset} polls until "
-            f"the reset; a booking reaches the channel within {_minutes(plan.staleness_bound)}"
+            f"the reset; a booking reaches the channel within {_minutes(plan.staleness_bound)}, 95 % "
+            f"within {_minutes(plan.promised_p95)}"
             + ("" if poll.gap_kept else ", the budget cannot keep the max gap")
             + f"), closures and prices ({plan.detect_share:.0%} of it, by the changes seen lately) every "
             f"{_minutes(plan.detect_interval)} now "
             f"({plan.detections_until_reset} detections of {detect_cost:.0f} request(s); within "
-            f"{_minutes(plan.detect_staleness_bound)}"
+            f"{_minutes(plan.detect_staleness_bound)}, 95 % within {_minutes(plan.detect_promised_p95)}"
             + ("" if detect.gap_kept else ", the budget cannot keep the max gap")
             + ")"
         )

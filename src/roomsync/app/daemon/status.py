@@ -38,6 +38,7 @@ from roomsync.app.daemon_view import (
     ScheduleStatus,
 )
 from roomsync.app.sync.pauses import pause_label, pause_reason
+from roomsync.core.activity import ChangeKind
 from roomsync.core.catalog.types import Priority
 from roomsync.core.ports import ListingFacts, ListingKey, ListingState
 from roomsync.property_context import PropertyContext
@@ -65,19 +66,31 @@ def schedule_from_plan(
     return ScheduleStatus(
         daemon_running=running,
         started_at=started_at,
-        poll_interval_seconds=plan.interval if math.isfinite(plan.interval) else None,
-        staleness_bound_seconds=plan.staleness_bound if math.isfinite(plan.staleness_bound) else None,
+        poll_interval_seconds=_finite(plan.interval),
+        staleness_bound_seconds=_finite(plan.staleness_bound),
         polls_until_reset=plan.polls_until_reset,
-        detect_interval_seconds=plan.detect_interval if math.isfinite(plan.detect_interval) else None,
-        detect_staleness_bound_seconds=(
-            plan.detect_staleness_bound if math.isfinite(plan.detect_staleness_bound) else None
-        ),
+        detect_interval_seconds=_finite(plan.detect_interval),
+        detect_staleness_bound_seconds=_finite(plan.detect_staleness_bound),
+        promised_p95_seconds=_finite(plan.promised_p95),
+        detect_promised_p95_seconds=_finite(plan.detect_promised_p95),
         seconds_to_reset=plan.seconds_to_reset,
         free_licence=plan.free_licence,
         explanation=plan.explanation,
         time_scale=time_scale,
         jobs=jobs,
     )
+
+
+def _finite(seconds: float) -> float | None:
+    return seconds if math.isfinite(seconds) else None
+
+
+def promised_p95(schedule: ScheduleStatus, kind: ChangeKind) -> float | None:
+    """What ``schedule`` promises ``kind``: availability is seen by the polls, the rest by the
+    closure and price detection."""
+    if kind is ChangeKind.AVAILABILITY:
+        return schedule.promised_p95_seconds
+    return schedule.detect_promised_p95_seconds
 
 
 def listing_rows(
@@ -164,6 +177,7 @@ def collect_status(
                 kind=kind.value,
                 read_at=read_at,
                 age_seconds=None if read_at is None else max((now - read_at).total_seconds(), 0.0),
+                promised_p95_seconds=promised_p95(schedule, kind),
             )
             for kind, read_at in newest_reads(store, pid).items()
         ],
