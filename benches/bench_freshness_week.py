@@ -1,7 +1,7 @@
 """Benchmark: a week of the demo hotel's front desk, and how soon each change reaches the channel.
 
 Run: ``.venv/bin/python benches/bench_freshness_week.py [--licence paid|free] [--day-seconds 120]
-[--days 7] [--changes-per-day 40] [--seed 7]``
+[--days 7] [--changes-per-day 40] [--seed 7] [--seeds 1] [--spend-share 0.6]``
 
 The daemon (``roomsync.app.daemon``: its real schedule, engine and client) runs in this process
 against the emulator's demo hotel served over loopback, with the emulator's clock as its clock
@@ -23,10 +23,23 @@ run's REAL duration (compressed time would otherwise stretch roomsync's own proc
 compression factor). Requests are counted by the emulator, per day.
 
 Reported per kind of change: count, p50 / p95 / max front-desk-to-channel time (simulated), those
-not shown by the end; requests per day against the quota. Targets (issue 18): on a paid licence
-(1,500 a day) within 60 % of the quota, bookings and cancellations p95 under 90 s, closures and
-prices p95 under 10 minutes; on a free licence (100 a day) bookings p95 under 20 minutes, closures
-and prices under 60 minutes. The exit status is 1 when a target is missed.
+not shown by the end, and beside the p95 the bound for the runs the schedule actually made (the
+least p95 any schedule of as many polls, for bookings and cancellations, or detections, for
+closures and prices, could give this front desk: :func:`front_desk.best_p95`) and their ratio;
+requests per day against the quota; how late the runs began against the daemon's own plan.
+
+Targets (issue 25), by licence and ``spend_share`` (``--spend-share`` sets the daemon's setting):
+on a paid licence (1,500 a day) at the default 0.6, bookings and cancellations p95 <= 120 s,
+closures <= 10 min, prices <= 15 min, the busiest day within 60 % of the quota; at 0.9 (or more),
+bookings and cancellations <= 90 s, closures and prices <= 10 min, the busiest day within the share;
+on a free licence (100 a day) bookings and cancellations <= 30 min, closures <= 90 min, prices
+<= 3 h. Where the budget cannot afford the runs those targets need (the fewest polls and
+detections :func:`front_desk.busy_hours` allows, the detections at the week's median cost, next to
+what the day's ceiling leaves once the rest of the spend is taken as this run made it: writes,
+full syncs, reconciliation), the bench prints that argument and a kind's target becomes "p95
+within 1.25x of its bound" (a kind meeting its fixed target still passes). ``--seeds N`` runs
+seeds ``seed`` .. ``seed + N - 1`` one after another and prints the spread. The exit status is 1
+when a target is missed (in any seed).
 
 The same file runs against an older roomsync (``PYTHONPATH=<old checkout>/src``) to compare with
 the schedule it had: it only uses what both have.
@@ -41,18 +54,26 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import httpx
+from front_desk import (
+    KINDS,
+    FrontDesk,
+    RunTiming,
+    best_p95,
+    busy_hours,
+    change_times,
+    latencies_of,
+    measured_runs,
+    percentile,
+    spread,
+)
 from pydantic import SecretStr
 
-from roomsync.app.daemon import run_kinds
 from roomsync.app.daemon.replica import Replica
-from roomsync.app.daemon.run_kinds import Runs
 from roomsync.emulator.app import create_app
 from roomsync.emulator.clock import EmulatorClock
 from roomsync.emulator.scenario import DEMO_MAPPING_TOML, build_state
@@ -60,228 +81,45 @@ from roomsync.emulator.server import serve_in_thread
 from roomsync.settings import Settings
 
 TICK_SECONDS = 0.002
-NIGHTS_CHANGED = 44
-"""Changes fall on the next 44 nights (the demo's property closure starts on night 45)."""
-LISTINGS = {1: [("41000003", False)], 2: [("41000004", False)], 4: [("41000001", True), ("41000002", True)]}
-"""Room type -> (listing, single unit?) the demo mapping sells."""
-
-HOURLY = (2.0, 1.0, 0.5, 0.3, 0.3, 0.9, 2.0, 4.0, 6.0, 7.0, 7.0, 6.5,
-          5.5, 5.0, 6.0, 6.5, 6.5, 6.5, 6.0, 5.0, 4.0, 3.0, 1.5, 3.0)  # fmt: skip
-"""Relative front-desk activity per local hour: 07-23 carry 91 of 101, scaled below to 90 %."""
-
-MIX = (("booking", 23), ("cancellation", 7), ("closure", 9), ("price", 20))
-TARGETS = {
-    "paid": {"booking": 90.0, "cancellation": 90.0, "closure": 600.0, "price": 600.0},
-    "free": {"booking": 1200.0, "cancellation": 1200.0, "closure": 3600.0, "price": 3600.0},
+FAR = 1.25
+"""A kind's p95 within this factor of its bound counts as close to it (issue 25)."""
+TARGETS: dict[tuple[str, float], dict[str, float]] = {
+    ("paid", 0.6): {"booking": 120.0, "cancellation": 120.0, "closure": 600.0, "price": 900.0},
+    ("paid", 0.9): {"booking": 90.0, "cancellation": 90.0, "closure": 600.0, "price": 600.0},
+    ("free", 1.0): {"booking": 1800.0, "cancellation": 1800.0, "closure": 5400.0, "price": 10_800.0},
 }
-SPEND_TARGET = 0.60
-Key = tuple[str, str, str]
-"""(listing, night, what): what is ``availability`` or ``price``."""
+"""Issue 25's p95 targets (s) by licence and spend share."""
 
 
-def hour_weights() -> list[float]:
-    busy = sum(HOURLY[7:23])
-    quiet = sum(HOURLY) - busy
-    return [w * (0.9 / busy if 7 <= h < 23 else 0.1 / quiet) for h, w in enumerate(HOURLY)]
-
-
-@dataclass
-class Change:
-    kind: str
-    at: datetime
-    expected: dict[Key, Any]
-    latency: float | None = None
-    superseded: bool = False
-
-
-@dataclass(frozen=True)
-class RunTiming:
-    started_at: datetime
-    real_seconds: float
-
-
-def timed(
-    run: Callable[[Runs], Awaitable[Any]], clock: EmulatorClock, timings: list[RunTiming]
-) -> Callable[[Runs], Awaitable[Any]]:
-    async def measured(runs: Runs) -> Any:
-        started_at, began = clock.now(), time.perf_counter()
-        try:
-            return await run(runs)
-        finally:
-            timings.append(RunTiming(started_at, time.perf_counter() - began))
-
-    return measured
+def targets_for(licence: str, spend_share: float) -> tuple[dict[str, float], float | None]:
+    """The p95 targets and the busiest day's most share of the quota (None: not checked, the free
+    licence; on a paid one the spend share itself) for a licence and spend share: a paid share of 0.9
+    or more has issue 25's 0.9 targets, a smaller one its default 0.6 targets."""
+    if licence == "free":
+        return TARGETS[("free", 1.0)], None
+    key = 0.9 if spend_share >= 0.9 else 0.6
+    return TARGETS[("paid", key)], spend_share
 
 
 @dataclass
-class FrontDesk:
-    control: httpx.AsyncClient
-    rng: random.Random
-    bookings: list[tuple[int, int, list[date]]] = field(default_factory=list)
-    closed: list[tuple[int, list[date]]] = field(default_factory=list)
-    changes: list[Change] = field(default_factory=list)
-    skipped: int = 0
-    ended_at: datetime | None = None
+class Outcome:
+    """One seed's figures."""
 
-    async def now(self) -> datetime:
-        return datetime.fromisoformat((await self.control.get("/clock")).json()["now"])
-
-    async def availability(self, room_type_id: int, nights: list[date]) -> dict[Key, Any]:
-        params = {"from": min(nights).isoformat(), "to": max(nights).isoformat()}
-        answer = (await self.control.get("/pms/availability", params=params)).json()
-        free = answer["freeRooms"][str(room_type_id)]
-        closed = {n for t, ns in self.closed if t == room_type_id for n in ns}
-        wanted: dict[Key, Any] = {}
-        for listing_id, single in LISTINGS[room_type_id]:
-            for night in nights:
-                rooms = free[night.isoformat()]
-                if night in closed:
-                    value: Any = ("unavailable", None if single else rooms)
-                elif single:
-                    value = ("available" if rooms else "unavailable", None)
-                else:
-                    value = ("available", rooms)
-                wanted[(listing_id, night.isoformat(), "availability")] = value
-        return wanted
-
-    async def shown(self, keys: set[Key]) -> dict[Key, Any]:
-        by_listing: dict[str, list[str]] = {}
-        for listing_id, night, _ in keys:
-            by_listing.setdefault(listing_id, []).append(night)
-        shown: dict[Key, Any] = {}
-        for listing_id, nights in by_listing.items():
-            params = {"from": min(nights), "to": max(nights)}
-            days = (await self.control.get(f"/channel/calendar/{listing_id}", params=params)).json()["days"]
-            for day in days:
-                single = day["availableCount"] is None
-                availability = "unavailable" if day["reserved"] and single else day["availability"]
-                shown[(listing_id, day["date"], "availability")] = (availability, day["availableCount"])
-                shown[(listing_id, day["date"], "price")] = round(float(day["dailyPrice"]), 2)
-        return {key: value for key, value in shown.items() if key in keys}
-
-    def nights(self, today: date, length: int) -> list[date]:
-        start = today + timedelta(days=self.rng.randint(1, NIGHTS_CHANGED - length + 1))
-        return [start + timedelta(days=n) for n in range(length)]
-
-    async def work(self, kind: str, today: date) -> None:
-        at = await self.now()
-        room_type_id = self.rng.choice(sorted(LISTINGS))
-        before: dict[Key, Any]
-        if kind == "cancellation" and self.bookings:
-            reservation_id, room_type_id, nights = self.bookings.pop(self.rng.randrange(len(self.bookings)))
-            before = await self.availability(room_type_id, nights)
-            await self.control.post("/pms/cancel", json={"reservationId": reservation_id})
-            after = await self.availability(room_type_id, nights)
-        elif kind in ("booking", "cancellation"):
-            kind = "booking"
-            closed = {n for t, ns in self.closed if t == room_type_id for n in ns}
-            for _ in range(20):
-                nights = self.nights(today, self.rng.randint(1, 3))
-                if closed.intersection(nights):
-                    continue
-                before = await self.availability(room_type_id, nights)
-                body = {
-                    "dateFrom": nights[0].isoformat(),
-                    "dateTo": (nights[-1] + timedelta(days=1)).isoformat(),
-                    "lastName": f"Desk{len(self.changes)}",
-                    "roomTypeId": room_type_id,
-                }
-                answer = await self.control.post("/pms/book", json=body)
-                if answer.status_code == 200:
-                    self.bookings.append((answer.json()["reservationId"], room_type_id, nights))
-                    break
-            else:
-                self.skipped += 1
-                return
-            after = await self.availability(room_type_id, nights)
-        elif kind == "closure":
-            if self.closed and self.rng.random() < 0.5:  # a reopening of an earlier stop-sell
-                room_type_id, nights = self.closed.pop(self.rng.randrange(len(self.closed)))
-                before = await self.availability(room_type_id, nights)
-                body = {"dateFrom": nights[0].isoformat(), "dateTo": nights[-1].isoformat(),
-                        "roomTypeId": room_type_id, "open": True}  # fmt: skip
-            else:
-                nights = self.nights(today, self.rng.randint(1, 3))
-                before = await self.availability(room_type_id, nights)
-                self.closed.append((room_type_id, nights))
-                body = {"dateFrom": nights[0].isoformat(), "dateTo": nights[-1].isoformat(),
-                        "roomTypeId": room_type_id}  # fmt: skip
-            await self.control.post("/pms/close", json=body)
-            after = await self.availability(room_type_id, nights)
-        else:
-            nights = self.nights(today, self.rng.randint(1, 7))
-            price = float(self.rng.randint(60, 240))  # whole euros: the channel's dailyPrice is whole
-            listings = [listing for listing, _ in LISTINGS[room_type_id]]
-            keys = {(listing, n.isoformat(), "price") for listing in listings for n in nights}
-            before = await self.shown(keys)
-            body = {"roomTypeId": room_type_id, "dateFrom": nights[0].isoformat(),
-                    "dateTo": nights[-1].isoformat(), "price": f"{price:.2f}"}  # fmt: skip
-            await self.control.post("/pms/price", json=body)
-            after = dict.fromkeys(keys, price)
-        shown = await self.shown(set(after))
-        must = {
-            key: value
-            for key, value in after.items()
-            if value != before.get(key) and shown[key] == before[key]
-        }
-        for earlier in self.changes:  # a later change on the same night overtakes an earlier one
-            if earlier.latency is None and not earlier.superseded:
-                for key in set(earlier.expected) & set(after):
-                    del earlier.expected[key]
-                earlier.superseded = not earlier.expected
-        if must:
-            self.changes.append(Change(kind, at, must))
-
-    async def check(self, run: RunTiming) -> None:
-        pending = [c for c in self.changes if c.latency is None and not c.superseded]
-        if not pending:
-            return
-        shown = await self.shown({key for change in pending for key in change.expected})
-        for change in pending:
-            if all(shown.get(key) == value for key, value in change.expected.items()):
-                change.latency = max((run.started_at - change.at).total_seconds(), 0.0) + run.real_seconds
+    seed: int
+    ok: bool = True
+    used: list[int] = field(default_factory=list)
+    p50: dict[str, float] = field(default_factory=dict)
+    p95: dict[str, float] = field(default_factory=dict)
+    bound: dict[str, float] = field(default_factory=dict)
+    count: dict[str, int] = field(default_factory=dict)
+    unseen: dict[str, int] = field(default_factory=dict)
+    polls_per_day: float = 0.0
+    detections_per_day: float = 0.0
 
 
-def busy_hours(share: float) -> float:
-    """Hours of a day that carry ``share`` of the front desk's changes, busiest hours first (the
-    last one counted in part). A schedule that leaves a change at most ``L`` seconds unseen needs a
-    run every ``L`` seconds through those hours: with changes arriving uniformly within an hour, ``n``
-    runs in an hour leave at most ``n * L`` of its 3,600 seconds within ``L`` of the next run, so no
-    schedule gets ``share`` of the changes within ``L`` with fewer than ``3600 * busy_hours / L``
-    runs a day (filling the busiest hours first is the cheapest way: a linear programme)."""
-    left, hours = share, 0.0
-    for weight in sorted(hour_weights(), reverse=True):
-        if left <= 1e-12:
-            break
-        part = min(1.0, left / weight)
-        hours += part
-        left -= weight * part
-    return hours
-
-
-def best_p95(runs_per_day: float) -> float:
-    """The lowest p95 wait any schedule of ``runs_per_day`` runs can give this front desk (s)."""
-    return 3600 * busy_hours(0.95) / runs_per_day if runs_per_day > 0 else float("inf")
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
-
-
-def change_times(rng: random.Random, start: datetime, days: int, per_day: int) -> list[tuple[datetime, str]]:
-    weights = hour_weights()
-    kinds = [kind for kind, share in MIX for _ in range(share)]
-    planned = []
-    for day in range(days):
-        for _ in range(per_day):
-            hour = rng.choices(range(24), weights)[0]
-            at = start + timedelta(days=day, hours=hour, seconds=rng.uniform(0, 3600))
-            planned.append((at, rng.choice(kinds)))
-    return sorted(planned)
-
-
-async def run(args: argparse.Namespace, base_url: str, clock: EmulatorClock, data_dir: Path) -> int:
+async def run(
+    args: argparse.Namespace, seed: int, base_url: str, clock: EmulatorClock, data_dir: Path
+) -> Outcome:
     mapping = data_dir / "mapping.toml"
     mapping.write_text(DEMO_MAPPING_TOML)
     scale = args.day_seconds / 86_400
@@ -296,122 +134,201 @@ async def run(args: argparse.Namespace, base_url: str, clock: EmulatorClock, dat
         time_scale=scale,
         schedule_jitter_seconds=0,
         daily_quota=quota,
+        spend_share=args.spend_share,
     )
-    replica = Replica(settings, clock=clock.now, rng=random.Random(args.seed))
+    replica = Replica(settings, clock=clock.now, rng=random.Random(seed))
     await replica.open(migrate=True)
     daemon = replica.daemons[settings.effective_property_id]
     timings: list[RunTiming] = []
-    for kind in (run_kinds.POLL, run_kinds.DETECT, run_kinds.PRICES):  # the daemon looks them up per run
-        run_kinds.SCHEDULED_RUNS[kind] = timed(run_kinds.SCHEDULED_RUNS[kind], clock, timings)
-    async with httpx.AsyncClient(base_url=f"{base_url}/_emulator", timeout=30) as control:
-        await control.post("/quota", json={"dailyQuota": 1500, "freeLicence": args.licence == "free"})
-        desk = FrontDesk(control, random.Random(args.seed))
-        replica.start()
-        while daemon.jobs["prices"].last_result is None:  # the first full sync, the evening before
-            await asyncio.sleep(0.05)
-        start = datetime.combine(clock.today() + timedelta(days=1), datetime.min.time(), UTC)
-        await control.post("/clock", json={"now": start.isoformat()})
-        planned = change_times(desk.rng, start, args.days, args.changes_per_day)
-        end = start + timedelta(days=args.days) - timedelta(seconds=1)
-        used: list[int] = []
-        seen = 0
-        began = time.perf_counter()
-        day_end = start + timedelta(days=1)
-        while True:
-            target = min(start + timedelta(seconds=(time.perf_counter() - began) / scale), end)
-            now = await desk.now()
-            if target >= day_end > now:  # read the day's usage before the quota resets
-                step = (day_end - now).total_seconds() - 1
-                if step > 0:
-                    await control.post("/clock/advance", json={"seconds": step})
-                used.append((await control.get("/quota")).json()["usedCalls"])
-                day_end += timedelta(days=1)
-                continue
-            if (target - now).total_seconds() > 0:
-                step = (target - now).total_seconds()
-                answer = await control.post("/clock/advance", json={"seconds": step})
-                now = datetime.fromisoformat(answer.json()["now"])
-            if len(timings) > seen:
-                seen = len(timings)
-                await desk.check(timings[-1])
-            while planned and planned[0][0] <= now:
-                _, kind = planned.pop(0)
-                await desk.work(kind, now.date())
-            if now >= end:
-                break
-            await asyncio.sleep(TICK_SECONDS)
-        desk.ended_at = now
-        used.append((await control.get("/quota")).json()["usedCalls"])
-        by_operation = (await control.get("/requests", params={"limit": 1})).json()["counts"]
-        status = daemon.status()
-        by_kind: dict[str, list[int]] = {}
-        for past in daemon.store.sync_runs.recent_runs(daemon.property_id, limit=1_000_000):
-            if past.started_at >= start:
-                by_kind.setdefault(past.kind, []).append(past.requests_spent)
-    await replica.stop()
-    await replica.close()
+    with measured_runs(clock, timings, daemon):
+        async with httpx.AsyncClient(base_url=f"{base_url}/_emulator", timeout=30) as control:
+            await control.post("/quota", json={"dailyQuota": 1500, "freeLicence": args.licence == "free"})
+            desk = FrontDesk(control, random.Random(seed))
+            replica.start()
+            while daemon.jobs["prices"].last_result is None:  # the first full sync, the evening before
+                await asyncio.sleep(0.05)
+            start = datetime.combine(clock.today() + timedelta(days=1), datetime.min.time(), UTC)
+            await control.post("/clock", json={"now": start.isoformat()})
+            planned = change_times(desk.rng, start, args.days, args.changes_per_day)
+            end = start + timedelta(days=args.days) - timedelta(seconds=1)
+            used: list[int] = []
+            seen = 0
+            began = time.perf_counter()
+            day_end = start + timedelta(days=1)
+            while True:
+                target = min(start + timedelta(seconds=(time.perf_counter() - began) / scale), end)
+                now = await desk.now()
+                if target >= day_end > now:  # read the day's usage before the quota resets
+                    step = (day_end - now).total_seconds() - 1
+                    if step > 0:
+                        await control.post("/clock/advance", json={"seconds": step})
+                    used.append((await control.get("/quota")).json()["usedCalls"])
+                    day_end += timedelta(days=1)
+                    continue
+                if (target - now).total_seconds() > 0:
+                    step = (target - now).total_seconds()
+                    answer = await control.post("/clock/advance", json={"seconds": step})
+                    now = datetime.fromisoformat(answer.json()["now"])
+                if len(timings) > seen:
+                    seen = len(timings)
+                    await desk.check(timings[-1])
+                while planned and planned[0][0] <= now:
+                    _, kind = planned.pop(0)
+                    await desk.work(kind, now.date())
+                if now >= end:
+                    break
+                await asyncio.sleep(TICK_SECONDS)
+            desk.ended_at = now
+            used.append((await control.get("/quota")).json()["usedCalls"])
+            by_operation = (await control.get("/requests", params={"limit": 1})).json()["counts"]
+            status = daemon.status()
+            by_kind: dict[str, list[int]] = {}
+            for past in daemon.store.sync_runs.recent_runs(daemon.property_id, limit=1_000_000):
+                if past.started_at >= start:
+                    by_kind.setdefault(past.kind, []).append(past.requests_spent)
+        await replica.stop()
+        await replica.close()
+    print(f"seed {seed}")
     counted = ", ".join(f"{name} {count}" for name, count in sorted(by_operation.items()))
     print(f"requests of the week by operation: {counted}")
     runs = ", ".join(f"{kind} {len(spent)} / {sum(spent)}" for kind, spent in sorted(by_kind.items()))
     print(f"runs of the week (count / requests): {runs}")
-    ok = report(args, desk, used, quota, status.schedule.explanation)
-    bound(args, by_kind, quota)
-    return ok
+    print_lateness(timings, start)
+    outcome = Outcome(seed, used=used)
+    outcome.polls_per_day = len(by_kind.get("poll", [])) / args.days
+    outcome.detections_per_day = len(by_kind.get("detect", [])) / args.days
+    fallback = bound(args, by_kind, used, quota)
+    report(args, desk, outcome, quota, status.schedule.explanation, fallback)
+    return outcome
 
 
-def bound(args: argparse.Namespace, by_kind: dict[str, list[int]], quota: int) -> None:
-    """What any schedule would need: the lower bounds of :func:`busy_hours`, next to what ran."""
-    targets = TARGETS[args.licence]
+def print_lateness(timings: list[RunTiming], start: datetime) -> None:
+    """How late the runs began against the daemon's plan (simulated seconds): a daemon that keeps
+    up with the compressed clock starts its runs when they are due."""
+    parts = []
+    for kind in ("poll", "detect", "prices"):
+        late = [t.late_seconds for t in timings if t.kind == kind and t.started_at >= start]
+        known = [x for x in late if x is not None]
+        if known:
+            parts.append(
+                f"{kind} p50 {statistics.median(known):.0f} s, p95 {percentile(known, 0.95):.0f} s, "
+                f"max {max(known):.0f} s"
+            )
+    if parts:
+        print(f"runs' start after the plan had them due (simulated): {'; '.join(parts)}")
+
+
+def bound(args: argparse.Namespace, by_kind: dict[str, list[int]], used: list[int], quota: int) -> bool:
+    """What any schedule would need: the lower bounds of :func:`busy_hours`, next to what ran.
+    True when the budget cannot afford the runs the fixed targets need (the argument is printed):
+    each kind's target then falls back to "within 1.25x of its bound"."""
+    targets, _ = targets_for(args.licence, args.spend_share)
     polls = len(by_kind.get("poll", [])) / args.days
     detections = by_kind.get("detect", [])
     per_day = len(detections) / args.days
     check = statistics.median(detections) if detections else 1.0
+    hours = busy_hours(0.95)
     print(
-        f"hours carrying 95 % of the changes: {busy_hours(0.95):.1f}; polls {polls:.0f} a day, the best p95 "
+        f"hours carrying 95 % of the changes: {hours:.1f}; polls {polls:.0f} a day, the best p95 "
         f"any schedule of as many polls gives: {best_p95(polls):.0f} s; detections {per_day:.0f} a day: "
         f"{best_p95(per_day):.0f} s"
     )
-    need_polls = 3600 * busy_hours(0.95) / targets["booking"]
-    need_detections = 3600 * busy_hours(0.95) / targets["closure"]
+    need_polls = 3600 * hours / min(targets["booking"], targets["cancellation"])
+    need_detections = 3600 * hours / min(targets["closure"], targets["price"])
+    need = need_polls + need_detections * check
     print(
         f"fewest requests a day for the {args.licence} targets on this front desk: {need_polls:.0f} polls + "
         f"{need_detections:.0f} detections x {check:.0f} (the median detection this week) = "
-        f"{need_polls + need_detections * check:.0f}, before any write, narrowing read or full sync "
-        f"({(need_polls + need_detections * check) / quota:.0%} of the quota)"
+        f"{need:.0f}, before any write, narrowing read or full sync ({need / quota:.0%} of the quota)"
     )
+    share = args.spend_share if args.licence == "paid" else 1.0
+    ceiling = share * quota
+    reads = len(by_kind.get("poll", [])) + len(detections) * check
+    rest = max(sum(used) - reads, 0) / args.days
+    affordable = ceiling - rest
+    out_of_reach = need > affordable
+    print(
+        f"the day's ceiling {ceiling:.0f} ({share:.0%} of {quota}) less the rest of the spend as this run "
+        f"made it ({rest:.0f} a day: writes, narrowing reads, full syncs, reconciliation) leaves "
+        f"{affordable:.0f} for polls and detection windows: the targets' {need:.0f} "
+        + (
+            f"do not fit, so each kind's target is also met within {FAR}x of the bound for its runs"
+            if out_of_reach
+            else "fit, so the fixed targets stand"
+        )
+    )
+    return out_of_reach
 
 
-def report(args: argparse.Namespace, desk: FrontDesk, used: list[int], quota: int, plan: str) -> int:
-    targets = TARGETS[args.licence]
-    ok = True
-    print(f"licence {args.licence} ({quota} a day), {args.days} days, {args.changes_per_day} changes a day")
+def report(
+    args: argparse.Namespace, desk: FrontDesk, outcome: Outcome, quota: int, plan: str, fallback: bool
+) -> None:
+    targets, spend_target = targets_for(args.licence, args.spend_share)
+    used = outcome.used
+    print(
+        f"licence {args.licence} ({quota} a day), spend_share {args.spend_share:g}, {args.days} days, "
+        f"{args.changes_per_day} changes a day"
+    )
     share = max(used) / quota if used else 0.0
-    print(f"requests per day: {', '.join(map(str, used))} (most {share:.0%} of the quota)")
-    if args.licence == "paid" and share > SPEND_TARGET:
-        ok = False
-    for kind, _ in MIX:
-        changes = [c for c in desk.changes if c.kind == kind and not c.superseded]
-        latencies = [c.latency for c in changes if c.latency is not None]
-        unseen = len(changes) - len(latencies)
+    met_spend = spend_target is None or share <= spend_target + 1e-9
+    outcome.ok = met_spend
+    limit = f" (target <= {spend_target:.0%}: {'met' if met_spend else 'NOT met'})" if spend_target else ""
+    print(f"requests per day: {', '.join(map(str, used))} (most {share:.0%} of the quota){limit}")
+    bounds = {
+        "booking": best_p95(outcome.polls_per_day),
+        "cancellation": best_p95(outcome.polls_per_day),
+        "closure": best_p95(outcome.detections_per_day),
+        "price": best_p95(outcome.detections_per_day),
+    }
+    for kind in KINDS:
+        latencies, unseen = latencies_of(desk.changes, kind)
+        outcome.unseen[kind] = unseen
+        outcome.count[kind] = len(latencies) + unseen
         if not latencies:
             print(f"{kind:>12}: none measured ({unseen} not shown)")
-            ok = False
+            outcome.ok = False
             continue
         p50, p95 = statistics.median(latencies), percentile(latencies, 0.95)
-        met = p95 < targets[kind] and unseen == 0
-        ok = ok and met
+        outcome.p50[kind], outcome.p95[kind], outcome.bound[kind] = p50, p95, bounds[kind]
+        ratio = p95 / bounds[kind] if bounds[kind] > 0 else float("inf")
+        met = p95 <= targets[kind] or (fallback and ratio <= FAR)
+        met = met and unseen == 0
+        outcome.ok = outcome.ok and met
+        target = f"p95 <= {targets[kind]:.0f} s" + (f" or <= {FAR}x the bound" if fallback else "")
         print(
             f"{kind:>12}: {len(latencies)} shown, {unseen} not shown; p50 {p50:.0f} s, p95 {p95:.0f} s, "
-            f"max {max(latencies):.0f} s (target p95 < {targets[kind]:.0f} s: {'met' if met else 'NOT met'})"
+            f"max {max(latencies):.0f} s; bound for its runs {bounds[kind]:.0f} s, p95 {ratio:.2f}x it"
+            f"{'' if ratio <= FAR else ' (far from it)'} (target {target}: {'met' if met else 'NOT met'})"
         )
-        for change in changes:
-            if change.latency is None and desk.ended_at is not None:
+        for change in desk.changes:
+            if change.kind == kind and change.latency is None and not change.superseded and desk.ended_at:
                 left = (desk.ended_at - change.at).total_seconds()
                 print(f"{'':>12}  not shown: made at {change.at:%a %H:%M:%S}, {left:.0f} s before the end")
     superseded = sum(1 for c in desk.changes if c.superseded)
     print(f"changes overtaken by a later one on the same night: {superseded}; not made: {desk.skipped}")
     print(f"the daemon's plan at the end: {plan}")
-    return 0 if ok else 1
+
+
+def print_spread(outcomes: list[Outcome], quota: int) -> None:
+    print(f"\nspread over {len(outcomes)} seeds ({', '.join(str(o.seed) for o in outcomes)}):")
+    for kind in KINDS:
+        p95s = [o.p95[kind] for o in outcomes if kind in o.p95]
+        ratios = [o.p95[kind] / o.bound[kind] for o in outcomes if kind in o.p95 and o.bound[kind] > 0]
+        counts = [o.count.get(kind, 0) for o in outcomes]
+        unseen = sum(o.unseen.get(kind, 0) for o in outcomes)
+        print(
+            f"{kind:>12}: {sum(counts)} changes ({spread(counts)} a seed), {unseen} not shown; "
+            f"p50 {spread([o.p50[kind] for o in outcomes if kind in o.p50], ' s')}; "
+            f"p95 {spread(p95s, ' s')}; p95 / bound {spread(ratios, 'x', 2)}"
+        )
+    most = [max(o.used) / quota * 100 for o in outcomes if o.used]
+    print(f"busiest day: {spread(most, ' %')} of the quota")
+    print(
+        f"polls a day {spread([o.polls_per_day for o in outcomes])}; "
+        f"detections a day {spread([o.detections_per_day for o in outcomes])}"
+    )
+    failed = [o.seed for o in outcomes if not o.ok]
+    print(f"targets: {'met in every seed' if not failed else f'missed in seed(s) {failed}'}")
 
 
 def main() -> int:
@@ -423,12 +340,22 @@ def main() -> int:
     parser.add_argument("--days", type=int, default=7)
     parser.add_argument("--changes-per-day", type=int, default=40)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--seeds", type=int, default=1, help="run seeds seed .. seed+N-1, print the spread")
+    parser.add_argument(
+        "--spend-share", type=float, default=0.6, help="the daemon's spend_share (paid licence's day ceiling)"
+    )
     args = parser.parse_args()
-    start = datetime.combine(datetime.now(UTC).date(), datetime.min.time(), UTC) + timedelta(hours=23)
-    clock = EmulatorClock(start, frozen=True)
-    state = build_state("demo", args.seed, clock=clock)
-    with serve_in_thread(create_app(state)) as base_url, tempfile.TemporaryDirectory() as tmp:
-        return asyncio.run(run(args, base_url, clock, Path(tmp)))
+    outcomes = []
+    for seed in range(args.seed, args.seed + args.seeds):
+        start = datetime.combine(datetime.now(UTC).date(), datetime.min.time(), UTC) + timedelta(hours=23)
+        clock = EmulatorClock(start, frozen=True)
+        state = build_state("demo", seed, clock=clock)
+        with serve_in_thread(create_app(state)) as base_url, tempfile.TemporaryDirectory() as tmp:
+            outcomes.append(asyncio.run(run(args, seed, base_url, clock, Path(tmp))))
+        print()
+    if len(outcomes) > 1:
+        print_spread(outcomes, 1500 if args.licence == "paid" else 100)
+    return 0 if all(o.ok for o in outcomes) else 1
 
 
 if __name__ == "__main__":

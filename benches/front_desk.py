@@ -1,0 +1,324 @@
+"""The demo hotel's front desk, and how soon the channel shows what it does: the pieces the
+freshness benches share (``bench_freshness_week.py``, ``bench_busy_hour.py``).
+
+* :class:`FrontDesk` makes changes in the emulator's PMS through its control surface (bookings,
+  cancellations, closures and reopenings, price edits), records what the channel should then show,
+  and after each run of the daemon reads the channel back (:meth:`FrontDesk.check`): a change
+  reached the channel with the first run after which the channel shows it.
+* :func:`timed` wraps the daemon's scheduled runs to know when each began (the emulator's clock),
+  how long it really took, and how late it started against the daemon's own plan.
+* :func:`busy_hours` and :func:`best_p95`: the least any schedule could do on the week's front
+  desk (:data:`HOURLY`); :func:`window_p95`: the same for changes spread evenly over a window.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import statistics
+import time
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+import httpx
+
+from roomsync.app.daemon import run_kinds
+from roomsync.app.daemon.run_kinds import Runs
+from roomsync.emulator.clock import EmulatorClock
+
+NIGHTS_CHANGED = 44
+"""Changes fall on the next 44 nights (the demo's property closure starts on night 45)."""
+LISTINGS = {1: [("41000003", False)], 2: [("41000004", False)], 4: [("41000001", True), ("41000002", True)]}
+"""Room type -> (listing, single unit?) the demo mapping sells."""
+
+HOURLY = (2.0, 1.0, 0.5, 0.3, 0.3, 0.9, 2.0, 4.0, 6.0, 7.0, 7.0, 6.5,
+          5.5, 5.0, 6.0, 6.5, 6.5, 6.5, 6.0, 5.0, 4.0, 3.0, 1.5, 3.0)  # fmt: skip
+"""Relative front-desk activity per local hour: 07-23 carry 91 of 101, scaled below to 90 %."""
+
+MIX = (("booking", 23), ("cancellation", 7), ("closure", 9), ("price", 20))
+"""The week's mix of changes (issue 18's outside test)."""
+KINDS = tuple(kind for kind, _ in MIX)
+
+Key = tuple[str, str, str]
+"""(listing, night, what): what is ``availability`` or ``price``."""
+
+
+def hour_weights() -> list[float]:
+    busy = sum(HOURLY[7:23])
+    quiet = sum(HOURLY) - busy
+    return [w * (0.9 / busy if 7 <= h < 23 else 0.1 / quiet) for h, w in enumerate(HOURLY)]
+
+
+def change_times(rng: random.Random, start: datetime, days: int, per_day: int) -> list[tuple[datetime, str]]:
+    """The week's front desk: ``per_day`` changes a day at times drawn from :func:`hour_weights`."""
+    weights = hour_weights()
+    kinds = [kind for kind, share in MIX for _ in range(share)]
+    planned = []
+    for day in range(days):
+        for _ in range(per_day):
+            hour = rng.choices(range(24), weights)[0]
+            at = start + timedelta(days=day, hours=hour, seconds=rng.uniform(0, 3600))
+            planned.append((at, rng.choice(kinds)))
+    return sorted(planned)
+
+
+@dataclass
+class Change:
+    kind: str
+    at: datetime
+    expected: dict[Key, Any]
+    latency: float | None = None
+    superseded: bool = False
+
+
+@dataclass(frozen=True)
+class RunTiming:
+    kind: str
+    started_at: datetime
+    real_seconds: float
+    late_seconds: float | None = None
+    """Simulated seconds the run began after the daemon's schedule had it due (waiting for the
+    property's lock behind another run included); None when the schedule's due time is unknown."""
+
+
+def timed(
+    kind: str,
+    run: Callable[[Runs], Awaitable[Any]],
+    clock: EmulatorClock,
+    timings: list[RunTiming],
+    due: Callable[[], tuple[datetime | None, float]] | None = None,
+) -> Callable[[Runs], Awaitable[Any]]:
+    """``run`` (one of ``run_kinds.SCHEDULED_RUNS``), recording a :class:`RunTiming` when it ends.
+    ``due`` answers the wall-clock instant the schedule had the run due and the time scale then."""
+
+    async def measured(runs: Runs) -> Any:
+        started_at, began = clock.now(), time.perf_counter()
+        late = None
+        if due is not None:
+            at, scale = due()
+            if at is not None:
+                late = max((datetime.now(UTC) - at).total_seconds(), 0.0) / scale
+        try:
+            return await run(runs)
+        finally:
+            timings.append(RunTiming(kind, started_at, time.perf_counter() - began, late))
+
+    return measured
+
+
+def schedule_due(daemon: Any, kind: str) -> Callable[[], tuple[datetime | None, float]]:
+    """When the daemon's schedule had its latest ``kind`` run due (the chain scheduler's record,
+    read for the bench only) and the daemon's time scale."""
+
+    def due() -> tuple[datetime | None, float]:
+        scheduler = getattr(daemon.schedule, "_scheduler", None)
+        at = scheduler.due(kind) if scheduler is not None and hasattr(scheduler, "due") else None
+        return at, daemon.settings.time_scale
+
+    return due
+
+
+@contextlib.contextmanager
+def measured_runs(clock: EmulatorClock, timings: list[RunTiming], daemon: Any = None) -> Iterator[None]:
+    """Wrap the polls, detections and full syncs with :func:`timed` (the daemon looks each run's
+    function up when it runs), and put the daemon's own functions back afterwards."""
+    kinds = (run_kinds.POLL, run_kinds.DETECT, run_kinds.PRICES)
+    original = {kind: run_kinds.SCHEDULED_RUNS[kind] for kind in kinds}
+    for kind in kinds:
+        due = schedule_due(daemon, kind) if daemon is not None else None
+        run_kinds.SCHEDULED_RUNS[kind] = timed(kind, original[kind], clock, timings, due)
+    try:
+        yield
+    finally:
+        run_kinds.SCHEDULED_RUNS.update(original)
+
+
+@dataclass
+class FrontDesk:
+    control: httpx.AsyncClient
+    rng: random.Random
+    horizon: int = NIGHTS_CHANGED
+    """Changes fall on nights 1..horizon from today."""
+    avoid: frozenset[date] = frozenset()
+    """Nights no change is made on (the demo's property closure, which the desk's expectations
+    do not model)."""
+    bookings: list[tuple[int, int, list[date]]] = field(default_factory=list)
+    closed: list[tuple[int, list[date]]] = field(default_factory=list)
+    changes: list[Change] = field(default_factory=list)
+    skipped: int = 0
+    ended_at: datetime | None = None
+
+    async def now(self) -> datetime:
+        return datetime.fromisoformat((await self.control.get("/clock")).json()["now"])
+
+    async def availability(self, room_type_id: int, nights: list[date]) -> dict[Key, Any]:
+        params = {"from": min(nights).isoformat(), "to": max(nights).isoformat()}
+        answer = (await self.control.get("/pms/availability", params=params)).json()
+        free = answer["freeRooms"][str(room_type_id)]
+        closed = {n for t, ns in self.closed if t == room_type_id for n in ns}
+        wanted: dict[Key, Any] = {}
+        for listing_id, single in LISTINGS[room_type_id]:
+            for night in nights:
+                rooms = free[night.isoformat()]
+                if night in closed:
+                    value: Any = ("unavailable", None if single else rooms)
+                elif single:
+                    value = ("available" if rooms else "unavailable", None)
+                else:
+                    value = ("available", rooms)
+                wanted[(listing_id, night.isoformat(), "availability")] = value
+        return wanted
+
+    async def shown(self, keys: set[Key]) -> dict[Key, Any]:
+        by_listing: dict[str, list[str]] = {}
+        for listing_id, night, _ in keys:
+            by_listing.setdefault(listing_id, []).append(night)
+        shown: dict[Key, Any] = {}
+        for listing_id, nights in by_listing.items():
+            params = {"from": min(nights), "to": max(nights)}
+            days = (await self.control.get(f"/channel/calendar/{listing_id}", params=params)).json()["days"]
+            for day in days:
+                single = day["availableCount"] is None
+                availability = "unavailable" if day["reserved"] and single else day["availability"]
+                shown[(listing_id, day["date"], "availability")] = (availability, day["availableCount"])
+                shown[(listing_id, day["date"], "price")] = round(float(day["dailyPrice"]), 2)
+        return {key: value for key, value in shown.items() if key in keys}
+
+    def nights(self, today: date, length: int) -> list[date]:
+        for _ in range(50):
+            start = today + timedelta(days=self.rng.randint(1, self.horizon - length + 1))
+            nights = [start + timedelta(days=n) for n in range(length)]
+            if not self.avoid.intersection(nights):
+                break
+        return nights
+
+    async def work(self, kind: str, today: date) -> None:
+        at = await self.now()
+        room_type_id = self.rng.choice(sorted(LISTINGS))
+        before: dict[Key, Any]
+        if kind == "cancellation" and self.bookings:
+            reservation_id, room_type_id, nights = self.bookings.pop(self.rng.randrange(len(self.bookings)))
+            before = await self.availability(room_type_id, nights)
+            await self.control.post("/pms/cancel", json={"reservationId": reservation_id})
+            after = await self.availability(room_type_id, nights)
+        elif kind in ("booking", "cancellation"):
+            kind = "booking"
+            closed = {n for t, ns in self.closed if t == room_type_id for n in ns}
+            for _ in range(20):
+                nights = self.nights(today, self.rng.randint(1, 3))
+                if closed.intersection(nights):
+                    continue
+                before = await self.availability(room_type_id, nights)
+                body = {
+                    "dateFrom": nights[0].isoformat(),
+                    "dateTo": (nights[-1] + timedelta(days=1)).isoformat(),
+                    "lastName": f"Desk{len(self.changes)}",
+                    "roomTypeId": room_type_id,
+                }
+                answer = await self.control.post("/pms/book", json=body)
+                if answer.status_code == 200:
+                    self.bookings.append((answer.json()["reservationId"], room_type_id, nights))
+                    break
+            else:
+                self.skipped += 1
+                return
+            after = await self.availability(room_type_id, nights)
+        elif kind == "closure":
+            if self.closed and self.rng.random() < 0.5:  # a reopening of an earlier stop-sell
+                room_type_id, nights = self.closed.pop(self.rng.randrange(len(self.closed)))
+                before = await self.availability(room_type_id, nights)
+                body = {"dateFrom": nights[0].isoformat(), "dateTo": nights[-1].isoformat(),
+                        "roomTypeId": room_type_id, "open": True}  # fmt: skip
+            else:
+                nights = self.nights(today, self.rng.randint(1, 3))
+                before = await self.availability(room_type_id, nights)
+                self.closed.append((room_type_id, nights))
+                body = {"dateFrom": nights[0].isoformat(), "dateTo": nights[-1].isoformat(),
+                        "roomTypeId": room_type_id}  # fmt: skip
+            await self.control.post("/pms/close", json=body)
+            after = await self.availability(room_type_id, nights)
+        else:
+            nights = self.nights(today, self.rng.randint(1, 7))
+            price = float(self.rng.randint(60, 240))  # whole euros: the channel's dailyPrice is whole
+            listings = [listing for listing, _ in LISTINGS[room_type_id]]
+            keys = {(listing, n.isoformat(), "price") for listing in listings for n in nights}
+            before = await self.shown(keys)
+            body = {"roomTypeId": room_type_id, "dateFrom": nights[0].isoformat(),
+                    "dateTo": nights[-1].isoformat(), "price": f"{price:.2f}"}  # fmt: skip
+            await self.control.post("/pms/price", json=body)
+            after = dict.fromkeys(keys, price)
+        shown = await self.shown(set(after))
+        must = {
+            key: value
+            for key, value in after.items()
+            if value != before.get(key) and shown[key] == before[key]
+        }
+        for earlier in self.changes:  # a later change on the same night overtakes an earlier one
+            if earlier.latency is None and not earlier.superseded:
+                for key in set(earlier.expected) & set(after):
+                    del earlier.expected[key]
+                earlier.superseded = not earlier.expected
+        if must:
+            self.changes.append(Change(kind, at, must))
+
+    async def check(self, run: RunTiming) -> None:
+        pending = [c for c in self.changes if c.latency is None and not c.superseded]
+        if not pending:
+            return
+        shown = await self.shown({key for change in pending for key in change.expected})
+        for change in pending:
+            if all(shown.get(key) == value for key, value in change.expected.items()):
+                change.latency = max((run.started_at - change.at).total_seconds(), 0.0) + run.real_seconds
+
+
+def busy_hours(share: float) -> float:
+    """Hours of a day that carry ``share`` of the front desk's changes, busiest hours first (the
+    last one counted in part). A schedule that leaves a change at most ``L`` seconds unseen needs a
+    run every ``L`` seconds through those hours: with changes arriving uniformly within an hour, ``n``
+    runs in an hour leave at most ``n * L`` of its 3,600 seconds within ``L`` of the next run, so no
+    schedule gets ``share`` of the changes within ``L`` with fewer than ``3600 * busy_hours / L``
+    runs a day (filling the busiest hours first is the cheapest way: a linear programme)."""
+    left, hours = share, 0.0
+    for weight in sorted(hour_weights(), reverse=True):
+        if left <= 1e-12:
+            break
+        part = min(1.0, left / weight)
+        hours += part
+        left -= weight * part
+    return hours
+
+
+def best_p95(runs_per_day: float) -> float:
+    """The lowest p95 wait any schedule of ``runs_per_day`` runs can give this front desk (s)."""
+    return 3600 * busy_hours(0.95) / runs_per_day if runs_per_day > 0 else float("inf")
+
+
+def window_p95(runs: float, window_seconds: float) -> float:
+    """The lowest p95 wait ``runs`` runs can give changes spread evenly over ``window_seconds``:
+    ``n`` runs leave at most ``n * L`` of the window within ``L`` of the next run (the argument of
+    :func:`busy_hours`), so 95 % within ``L`` needs ``n * L >= 0.95 * window``."""
+    return 0.95 * window_seconds / runs if runs > 0 else float("inf")
+
+
+def percentile(values: Sequence[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def latencies_of(changes: Sequence[Change], kind: str) -> tuple[list[float], int]:
+    """The latencies of ``kind``'s changes still to be seen (not overtaken), and how many of them
+    the channel never showed."""
+    counted = [c for c in changes if c.kind == kind and not c.superseded]
+    latencies = [c.latency for c in counted if c.latency is not None]
+    return latencies, len(counted) - len(latencies)
+
+
+def spread(values: Sequence[float], unit: str = "", digits: int = 0) -> str:
+    """``min-max (median)`` of figures from several seeds."""
+    finite = [v for v in values if v == v and v != float("inf")]
+    if not finite:
+        return "n/a"
+    low, high, mid = min(finite), max(finite), statistics.median(finite)
+    return f"{low:,.{digits}f}-{high:,.{digits}f}{unit} (median {mid:,.{digits}f}{unit})"
