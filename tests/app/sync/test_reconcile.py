@@ -40,6 +40,7 @@ from roomsync.app.sync.runs.full_sync import sync_property
 from roomsync.app.sync.runs.property_sync import PropertySync
 from roomsync.app.sync.runs.reconcile import reconcile
 from roomsync.app.sync.runs.resync import resync
+from roomsync.core.api.channel import InventoryOperation, InventoryUpdate
 from roomsync.core.catalog.types import Priority
 from roomsync.core.ports import ListingKey
 
@@ -116,12 +117,6 @@ async def in_step(make_sync: SyncFactory, store: Store, emulator: Emulator, cont
     return sync
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the channel reads an unset max_nights back as its default (1,125) while the ledger "
-    "keeps None: every night of a listing whose rule sets restrictions but no max_nights counts as "
-    "drift and is written again by every reconciliation and resync",
-)
 async def test_a_restriction_rule_without_max_nights_is_not_drift(
     emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
 ) -> None:
@@ -153,6 +148,37 @@ async def test_nights_held_by_the_channels_own_reservation_are_not_drift(
     outcome = report.outcome(ListingKey(sync.property_id, *RESERVED_STUDIO))
     assert outcome is not None and outcome.read_channel
     assert (outcome.drift_days, outcome.status) == (0, ListingStatus.UNCHANGED)
+
+
+async def test_a_stay_limit_set_behind_roomsyncs_back_is_still_drift(
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
+) -> None:
+    """An unset max_nights and the channel's default are alike; a maximum someone else set is not."""
+    sync = await in_step(make_sync, sqlite_store, emulator, control)
+    changed = FIRST + timedelta(days=20)
+    before = control.calendar(SUITES[1], changed, changed)[changed]
+    assert before["maxNights"] == 1125  # the rule sets none: the channel shows its default
+    restrict = InventoryOperation(
+        date_from=changed,
+        date_to=changed,
+        set_restrictions=True,
+        min_nights=before["minNights"],
+        max_nights=5,
+        closed_to_arrival=before["closedToArrival"],
+        closed_to_departure=before["closedToDeparture"],
+    )
+    await sync.client.update_inventory(
+        InventoryUpdate(account_id=SUITES[0], listing_id=SUITES[1], operations=[restrict])
+    )
+
+    report = await reconcile(sync)
+
+    outcome = report.outcome(ListingKey(sync.property_id, *SUITES))
+    assert outcome is not None and outcome.read_channel
+    assert (outcome.drift_days, outcome.status) == (1, ListingStatus.WRITTEN)
+    assert control.calendar(SUITES[1], changed, changed)[changed] == before
+    again = (await reconcile(sync)).outcome(ListingKey(sync.property_id, *SUITES))
+    assert again is not None and (again.drift_days, again.status) == (0, ListingStatus.UNCHANGED)
 
 
 async def test_the_reconciliation_reads_at_its_priority_and_waits_when_its_reserve_is_reached(

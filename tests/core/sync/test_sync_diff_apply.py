@@ -17,6 +17,7 @@ from roomsync.core.sync import (
     Restrictions,
     apply_operations,
     diff_calendar,
+    shows_alike,
 )
 
 A, U, DEFAULT = Availability.AVAILABLE, Availability.UNAVAILABLE, Availability.DEFAULT
@@ -51,6 +52,40 @@ def test_diff_items_per_day_and_group() -> None:
         DiffItem(DiffOperation.ADD, DiffField(d(3), Field.AVAILABILITY), DEFAULT, A),
         DiffItem(DiffOperation.ADD, DiffField(d(3), Field.PRICE), None, 90),
     )
+
+
+def test_an_unset_stay_limit_and_the_channels_default_are_no_difference() -> None:
+    desired = {
+        d(1): DayState(A, None, None, 2, None, False, False),  # no maximum: unset on the channel
+        d(2): DayState(A, None, None, None, 1125, False, False),  # the defaults, given as values
+        d(3): DayState(A, None, None, 2, None, False, False),
+        d(4): DayState(A, None, None, None, None, False, False),
+    }
+    current = {
+        d(1): DayState(A, None, None, 2, 1125, False, False),  # what a read shows for it
+        d(2): DayState(A, None, None, 1, None, False, False),
+        d(3): DayState(A, None, None, 2, 30, False, False),  # a maximum someone set
+        d(4): DayState(A, None, None, 2, 1125, True, False),  # a minimum and an arrival closed
+    }
+
+    assert diff_calendar(desired, current) == (
+        DiffItem(
+            DiffOperation.CHANGE,
+            DiffField(d(3), Field.RESTRICTIONS),
+            Restrictions(2, 30, False, False),
+            Restrictions(2, None, False, False),
+        ),
+        DiffItem(
+            DiffOperation.CHANGE,
+            DiffField(d(4), Field.RESTRICTIONS),
+            Restrictions(2, 1125, True, False),
+            Restrictions(None, None, False, False),
+        ),
+    )
+    assert shows_alike(
+        Field.RESTRICTIONS, Restrictions(None, None, True, None), Restrictions(1, 1125, True, None)
+    )
+    assert not shows_alike(Field.PRICE, None, 0)  # only the stay limits have a default to stand for
 
 
 def test_later_operations_win_and_only_flagged_groups_change() -> None:

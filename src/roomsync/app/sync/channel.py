@@ -42,6 +42,7 @@ from roomsync.core.sync import (
     compile_operations,
     groups_of,
     operations_from_diff,
+    shows_alike,
     whole_calendar,
 )
 from roomsync.core.sync.convert import calendar_from_inventory, inventory_update
@@ -265,7 +266,7 @@ def _drifted(recorded: DayState, channel: DayState | None, groups: Collection[Fi
         mine = recorded.value_of(group)
         if group is Field.PRICE and mine is None:
             continue
-        if mine != channel.value_of(group):
+        if not shows_alike(group, mine, channel.value_of(group)):
             return True
     return False
 

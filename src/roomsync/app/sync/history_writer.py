@@ -25,7 +25,7 @@ from roomsync.app.sync.report import COMMAND_LINE
 from roomsync.core.mapping import ListingMapping
 from roomsync.core.night_history import EntryKind, HistoryEntry, JsonValue, NightChange, runs_of_nights
 from roomsync.core.ports import ListingKey
-from roomsync.core.sync import DayState, Field, ListingKind
+from roomsync.core.sync import DayState, Field, ListingKind, shows_alike
 from roomsync.core.sync.plans import InventoryRequestPlan
 
 if TYPE_CHECKING:
@@ -233,7 +233,7 @@ def drift_entries(
             theirs = seen.value_of(field) if seen is not None else None
             if field is Field.PRICE and mine is None:
                 continue
-            if mine != theirs:
+            if not shows_alike(field, mine, theirs):
                 name = _FIELD_OF_OPERATION[field]
                 changes.append(NightChange(night, name, _plain(mine), _plain(theirs), {}))
     return [

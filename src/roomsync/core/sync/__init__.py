@@ -25,6 +25,7 @@ from roomsync.core.sync.calendar import (
     ListingKind,
     Restrictions,
     groups_of,
+    shows_alike,
 )
 from roomsync.core.sync.compile import (
     DEFAULT_MAX_DATES_PER_REQUEST,
@@ -95,6 +96,7 @@ __all__ = [
     "groups_of",
     "horizon",
     "operations_from_diff",
+    "shows_alike",
     "stay_nights",
     "whole_calendar",
 ]

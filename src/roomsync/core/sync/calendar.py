@@ -51,6 +51,15 @@ class Field(StrEnum):
     RESTRICTIONS = "setRestrictions"
 
 
+CHANNEL_MIN_NIGHTS = 1
+CHANNEL_MAX_NIGHTS = 1125
+"""What a channel read shows for a stay limit that no day sets: the listing's ``defaultMinNights``
+and ``defaultMaxNights`` as the channel leaves them (document 01 gives the read's ``minNights`` and
+``maxNights`` as plain ints, never null; the values are the sandbox's, docs/emulator.md,
+"Availability rules"). roomsync does not write a listing's availability rules, so a host who
+changed them there makes an unset limit read as the host's value, which these cannot know."""
+
+
 class Restrictions(NamedTuple):
     """The restriction group's value: the four fields ``setRestrictions`` changes together."""
 
@@ -58,6 +67,15 @@ class Restrictions(NamedTuple):
     max_nights: int | None
     closed_to_arrival: bool | None
     closed_to_departure: bool | None
+
+    def as_shown(self) -> Restrictions:
+        """What a channel read shows for these: an unset stay limit reads as the default."""
+        return Restrictions(
+            CHANNEL_MIN_NIGHTS if self.min_nights is None else self.min_nights,
+            CHANNEL_MAX_NIGHTS if self.max_nights is None else self.max_nights,
+            self.closed_to_arrival,
+            self.closed_to_departure,
+        )
 
 
 GroupValue = Availability | int | Restrictions | None
@@ -121,6 +139,25 @@ class DayState:
         if group is Field.PRICE:
             return self.price is not None
         return True
+
+
+def shows_alike(group: Field, one: GroupValue, other: GroupValue) -> bool:
+    """Whether the channel shows the same for two values of ``group``.
+
+    Equal values, or restrictions that differ only where one leaves a stay limit unset and the
+    other gives the channel's default for it: what roomsync sets (``null`` unsets a limit) and what
+    a read shows (the default in its place) are compared with this, never with ``!=``, or a rule
+    without ``max_nights`` would differ from every read of its listing, as drift to rewrite.
+    """
+    if one == other:
+        return True
+    if group is not Field.RESTRICTIONS:
+        return False
+    return (
+        isinstance(one, Restrictions)
+        and isinstance(other, Restrictions)
+        and one.as_shown() == other.as_shown()
+    )
 
 
 BLANK_DAY = DayState(Availability.DEFAULT)

@@ -8,7 +8,9 @@ group, because a group is the smallest thing the channel can change (calendar.py
 Only the desired calendar's days are compared (they are the sync horizon); days the channel holds
 beyond it are left alone. A day missing from the current calendar is compared against
 :data:`~roomsync.core.sync.calendar.BLANK_DAY` and its items are ``ADD``; groups the desired day
-does not manage (``count``/``price`` of ``None``) never produce an item.
+does not manage (``count``/``price`` of ``None``) never produce an item. Values are compared as the
+channel shows them (:func:`~roomsync.core.sync.calendar.shows_alike`): an unset stay limit and the
+channel's default for it are no difference.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from datetime import date
 from enum import StrEnum
 from typing import NamedTuple
 
-from roomsync.core.sync.calendar import BLANK_DAY, Calendar, Field, GroupValue
+from roomsync.core.sync.calendar import BLANK_DAY, Calendar, Field, GroupValue, shows_alike
 
 _GROUPS = tuple(Field)
 
@@ -60,7 +62,7 @@ def diff_calendar(desired: Calendar, current: Calendar) -> tuple[DiffItem, ...]:
             if not want.manages(group):
                 continue
             new, old = want.value_of(group), have.value_of(group)
-            if new != old:
+            if not shows_alike(group, new, old):
                 items.append(DiffItem(operation, DiffField(day, group), old, new))
     return tuple(items)
 
