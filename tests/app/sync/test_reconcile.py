@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-import pytest
 from sync_harness import (
     DOUBLES,
     FIRST,
@@ -129,12 +128,6 @@ async def test_a_restriction_rule_without_max_nights_is_not_drift(
     assert (outcome.drift_days, outcome.status) == (0, ListingStatus.UNCHANGED)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a night the channel's own reservation holds reads unavailable whatever was pushed: "
-    "while the PMS does not hold that reservation, the ledger says available, so every "
-    "reconciliation and resync counts the nights as drift and writes them again, in vain",
-)
 async def test_nights_held_by_the_channels_own_reservation_are_not_drift(
     emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
 ) -> None:
@@ -179,6 +172,28 @@ async def test_a_stay_limit_set_behind_roomsyncs_back_is_still_drift(
     assert control.calendar(SUITES[1], changed, changed)[changed] == before
     again = (await reconcile(sync)).outcome(ListingKey(sync.property_id, *SUITES))
     assert again is not None and (again.drift_days, again.status) == (0, ListingStatus.UNCHANGED)
+
+
+async def test_a_reserved_listings_other_nights_still_drift_and_its_held_nights_are_not_written(
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
+) -> None:
+    sync = await in_step(make_sync, sqlite_store, emulator, control)
+    days = control.calendar(RESERVED_STUDIO[1], FIRST, LAST)
+    held = {n for n, day in days.items() if day["reserved"]}
+    closed = next(
+        n for n, day in sorted(days.items()) if n > max(held) and day["availability"] == "available"
+    )
+    await sync.client.update_inventory(block_body(RESERVED_STUDIO, closed, closed))
+
+    report = await reconcile(sync)
+
+    outcome = report.outcome(ListingKey(sync.property_id, *RESERVED_STUDIO))
+    assert outcome is not None and outcome.read_channel
+    assert (outcome.drift_days, outcome.status) == (1, ListingStatus.WRITTEN)
+    written = [(op.date_from, op.date_to) for request in outcome.requests for op in request.operations]
+    assert written == [(closed, closed)]  # the drifted night only, none the reservation holds
+    assert channel_mismatches(emulator.state, control, FIRST, LAST) == []
+    assert control.calendar(RESERVED_STUDIO[1], closed, closed)[closed]["availability"] == "available"
 
 
 async def test_the_reconciliation_reads_at_its_priority_and_waits_when_its_reserve_is_reached(

@@ -18,7 +18,12 @@ from roomsync.core.sync import (
     Restrictions,
     RoomRateType,
 )
-from roomsync.core.sync.convert import calendar_from_inventory, inventory_update, prices_request
+from roomsync.core.sync.convert import (
+    calendar_from_inventory,
+    calendar_from_read,
+    inventory_update,
+    prices_request,
+)
 
 
 def test_a_planned_request_is_sent_with_only_the_groups_it_sets() -> None:
@@ -99,6 +104,42 @@ def test_inventory_days_become_engine_days() -> None:
         date(2027, 6, 1): DayState(Availability.AVAILABLE, 3, 120, 2, 30, False, True),
         # 99.5 is not an integer dailyPrice: unknown to the engine, so it is rewritten.
         date(2027, 6, 2): DayState(Availability.DEFAULT, None, None, 1, 1125, False, False),
+    }
+
+
+def _read_day(night: str, availability: str, kind: str, price: float) -> dict[str, object]:
+    return {
+        "date": night,
+        "dailyPrice": price,
+        "availability": availability,
+        "availabilityType": kind,
+        "availableCount": None,
+        "minNights": 1,
+        "maxNights": 1125,
+        "closedToArrival": False,
+        "closedToDeparture": False,
+    }
+
+
+def test_a_read_keeps_the_pushed_availability_under_the_channels_own_reservation() -> None:
+    body = json.dumps(
+        [
+            _read_day("2027-06-01", "unavailable", "reserved", 80),  # held, the ledger knows it
+            _read_day("2027-06-02", "unavailable", "reserved", 80),  # held, unknown to the ledger
+            _read_day("2027-06-03", "unavailable", "blocked", 80),  # closed by someone: drift
+        ]
+    )
+    entries: list[Inventory] = decode(InventoryList, body, PayloadFormat.JSON).root
+    pushed = {
+        date(2027, 6, 1): DayState(Availability.AVAILABLE, None, 95),
+        date(2027, 6, 3): DayState(Availability.AVAILABLE, None, 95),
+    }
+
+    assert calendar_from_read(entries, pushed) == {
+        # the read's price and restrictions, the availability underneath the reservation
+        date(2027, 6, 1): DayState(Availability.AVAILABLE, None, 80, 1, 1125, False, False),
+        date(2027, 6, 2): DayState(Availability.UNAVAILABLE, None, 80, 1, 1125, False, False),
+        date(2027, 6, 3): DayState(Availability.UNAVAILABLE, None, 80, 1, 1125, False, False),
     }
 
 

@@ -45,7 +45,7 @@ from roomsync.core.sync import (
     shows_alike,
     whole_calendar,
 )
-from roomsync.core.sync.convert import calendar_from_inventory, inventory_update
+from roomsync.core.sync.convert import calendar_from_read, inventory_update
 
 Clock = Callable[[], datetime]
 
@@ -161,7 +161,9 @@ async def _sync(
             priority=run.read_priority,
         )
         read_at = run.clock()
-        current = {day: state for day, state in calendar_from_inventory(inventory).items() if day in wanted}
+        current = {
+            day: state for day, state in calendar_from_read(inventory, ledger).items() if day in wanted
+        }
         outcome.read_channel = True
         managed = _managed_groups(listing)
         outcome.drift_days = sum(

@@ -18,7 +18,8 @@ Two details the conversion owns:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from datetime import date
 from typing import Any
 
@@ -83,6 +84,28 @@ def day_from_inventory(entry: Inventory) -> DayState:
 def calendar_from_inventory(entries: Iterable[Inventory]) -> dict[date, DayState]:
     """A listing's current calendar from the answer of ``POST Inventory``."""
     return {entry.date: day_from_inventory(entry) for entry in entries}
+
+
+CHANNEL_RESERVATION = "reserved"
+"""The ``availabilityType`` of a single-unit night the channel's own reservation holds (document
+01 leaves the values open; the sandbox's, docs/emulator.md, "Inventory read")."""
+
+
+def calendar_from_read(entries: Iterable[Inventory], pushed: Mapping[date, DayState]) -> dict[date, DayState]:
+    """A listing's current calendar from a channel read, for comparing with what roomsync pushed.
+
+    A night the channel's own reservation holds reads ``unavailable`` whatever availability it
+    holds underneath (03, "Channel inventory"), which shows again when the reservation ends: the
+    read cannot see it, so such a night keeps the availability of ``pushed`` (the ledger), if it
+    has the night. Otherwise every read would find it drifted and every run rewrite it, in vain;
+    the other groups of the night read as they are.
+    """
+    calendar: dict[date, DayState] = {}
+    for entry in entries:
+        day = day_from_inventory(entry)
+        under = pushed.get(entry.date) if entry.availability_type == CHANNEL_RESERVATION else None
+        calendar[entry.date] = day if under is None else replace(day, available=under.available)
+    return calendar
 
 
 def prices_request(plan: PricePlan) -> PricesRequest:
