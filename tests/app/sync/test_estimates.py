@@ -8,7 +8,6 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime, time, timedelta
 
-import pytest
 from sync_harness import (
     DOUBLES,
     FIRST,
@@ -25,6 +24,7 @@ from sync_harness import (
 )
 
 from roomsync.adapters.store import Store
+from roomsync.app.sync import ListingStatus
 from roomsync.app.sync.runs.detect import detect_changes
 from roomsync.app.sync.runs.estimates import (
     detection_windows,
@@ -32,6 +32,7 @@ from roomsync.app.sync.runs.estimates import (
     warm_full_sync_cost,
 )
 from roomsync.app.sync.runs.full_sync import sync_property
+from roomsync.app.sync.runs.poll import poll
 from roomsync.app.sync.runs.property_sync import PropertySync
 from roomsync.core.ports import ListingKey
 
@@ -118,13 +119,6 @@ async def test_every_listing_synced_since_an_instant(
     assert control.total() > 0  # the runs were real
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="channel.py records an unchanged listing's last sync at most once an hour "
-    "(RECORD_UNCHANGED_EVERY): a quiet full sync within the hour of the last one leaves the "
-    "listings' last_synced_at before its start, so the daemon's resume_point (which asks "
-    "since the last full sync's start) starts the schedule afresh",
-)
 async def test_a_quiet_full_sync_within_the_hour_counts_as_every_listing_synced(
     emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
 ) -> None:
@@ -137,3 +131,31 @@ async def test_a_quiet_full_sync_within_the_hour_counts_as_every_listing_synced(
     assert (await sync_property(clocked(sync, at(9, 30)))).result == "ok"  # unchanged again
 
     assert await synced_every_listing_since(sync, at(9, 30))
+
+
+async def test_a_quiet_poll_within_the_hour_still_saves_its_writes(
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
+) -> None:
+    sync = make_sync(sqlite_store)
+    load_demo_mapping(sqlite_store, sync.settings, emulator.state)
+    assert (await sync_property(clocked(sync, at(8)))).result == "ok"
+    assert (await sync_property(clocked(sync, at(8, 30)))).result == "ok"  # recorded, unchanged
+    recorded = last_synced(sqlite_store, sync.property_id)
+    assert recorded and set(recorded.values()) == {at(8, 30)}
+    control.clear_log()
+
+    quiet = await poll(clocked(sync, at(8, 50)))
+
+    assert quiet.result == "ok" and quiet.listings and control.total() > 0 and control.writes() == 0
+    assert {o.status for o in quiet.listings} <= {ListingStatus.UNCHANGED, ListingStatus.PAUSED}
+    assert last_synced(sqlite_store, sync.property_id) == recorded  # the poll wrote no listing state
+    assert await synced_every_listing_since(sync, at(8, 30))
+
+
+def last_synced(store: Store, property_id: str) -> dict[ListingKey, datetime]:
+    """When each listing's sync was last recorded (UTC)."""
+    return {
+        state.listing: at.replace(tzinfo=UTC) if at.tzinfo is None else at
+        for state in store.listing_states.list_listing_states(property_id)
+        if (at := state.last_synced_at) is not None
+    }

@@ -75,6 +75,10 @@ class ListingRun:
     """Skip a listing the ledger does not know instead of reading its channel (push_nights)."""
     trust_digests: bool = False
     """Take a listing whose inputs did not change since its last sync as unchanged (fingerprint.py)."""
+    record_every_listing: bool = False
+    """Record the sync of an unchanged listing too, however recent its last record: a full pass
+    (the daemon resumes a schedule when every listing was synced since the last full sync started,
+    ``estimates.synced_every_listing_since``); the frequent runs keep ``RECORD_UNCHANGED_EVERY``."""
 
     @property
     def first(self) -> date:
@@ -127,7 +131,7 @@ async def sync_listing(
             outcome.status.value if outcome.reason is None else f"{outcome.status.value}: {outcome.reason}"
         )
         now = run.clock()
-        if _worth_recording(state, result[:500], now):
+        if run.record_every_listing or _worth_recording(state, result[:500], now):
             await asyncio.to_thread(run.store.listing_states.record_listing_sync, key, now, result[:500])
     return outcome
 
@@ -274,8 +278,10 @@ def _drifted(recorded: DayState, channel: DayState | None, groups: Collection[Fi
 
 
 RECORD_UNCHANGED_EVERY = timedelta(hours=1)
-"""An unchanged listing's "last sync" is refreshed at most this often: one write per listing and
-sync would be most of a quiet sync's time on a large property (each is its own transaction)."""
+"""An unchanged listing's "last sync" is refreshed at most this often by a poll, a detection or a
+push: one write per listing and run would be most of a quiet poll's time on a large property
+(each is its own transaction). A full pass, a few a day, records every listing
+(``ListingRun.record_every_listing``)."""
 
 
 def _worth_recording(state: ListingState | None, result: str, now: datetime) -> bool:

@@ -113,6 +113,7 @@ async def full_pass(sync: PropertySync, report: SyncReport, scope: FullScope) ->
         read_channel=scope.read_channel,
         read_priority=scope.read_priority,
         trust_digests=not scope.read_channel,
+        record_every_listing=True,
     )
     report.listings = await sync_listings(sync, run, listings, facts, states)
     if pushes:
