@@ -17,6 +17,7 @@ from roomsync.core.activity import (
     default_shape,
     hour_of_week,
     observe,
+    pooled_by_hour_of_day,
     week_shape,
 )
 from roomsync.core.schedule import shape_runs
@@ -51,9 +52,25 @@ def test_what_was_learned_outweighs_the_prior_and_fades() -> None:
     learned = {3: LearnedWeight(100.0, MONDAY)}  # 03:00 on Mondays: a night auditor at work
     fresh = week_shape(learned, MONDAY, half_life=TWO_WEEKS)
     assert sum(fresh) == pytest.approx(1.0)
-    assert fresh[3] > 0.8 and fresh[3] > 50 * fresh[4]
+    nights = [fresh[day * 24 + 3] for day in range(7)]
+    assert sum(nights) > 0.8  # most of the week's changes, at 03:00
+    assert fresh[3] > 2 * max(nights[1:]) and min(nights) > 50 * fresh[4]  # Mondays most
     faded = week_shape(learned, MONDAY + 10 * TWO_WEEKS, half_life=TWO_WEEKS)
     assert faded[3] < 0.05  # after 20 weeks the prior is back
+
+
+def test_an_hour_learns_from_the_same_hour_of_every_day() -> None:
+    # changes seen at 10:00 on Monday and Tuesday only: every day's 10:00 rises (the hours of the
+    # day repeat, and a week of changes is too few to trust each hour of the week alone), those
+    # two most; the total is what was seen
+    seen = [0.0] * HOURS_OF_WEEK
+    seen[10], seen[34] = 3.0, 4.0
+    pooled = pooled_by_hour_of_day(seen)
+    assert sum(pooled) == pytest.approx(7.0)
+    assert pooled[10] == pytest.approx(0.25 * 3 + 0.75 * 1.0)
+    assert pooled[34] == pytest.approx(0.25 * 4 + 0.75 * 1.0)
+    assert all(pooled[day * 24 + 10] == pytest.approx(0.75) for day in range(2, 7))
+    assert pooled[11] == 0.0
 
 
 def test_combined_shapes_weigh_each_kind_alike() -> None:
@@ -97,12 +114,22 @@ def test_runs_never_exceed_the_budget_and_keep_the_gap_when_they_can(
 def test_a_quiet_hour_gets_its_gap_and_no_more() -> None:
     nights_off = tuple(0.0 if hour % 24 < 7 else 1.0 for hour in range(HOURS_OF_WEEK))
     plan = shape_runs(
-        shape=nights_off, hour=2, seconds_into_hour=0, seconds_to_reset=86_400, runs=500,
-        min_interval=60, max_gap=900,
+        shape=nights_off,
+        hour=2,
+        seconds_into_hour=0,
+        seconds_to_reset=86_400,
+        runs=500,
+        min_interval=60,
+        max_gap=900,
     )
     assert plan.interval == pytest.approx(900)  # 02:00: nothing expected, the max gap
     busy = shape_runs(
-        shape=nights_off, hour=9, seconds_into_hour=0, seconds_to_reset=15 * 3600, runs=500,
-        min_interval=60, max_gap=900,
+        shape=nights_off,
+        hour=9,
+        seconds_into_hour=0,
+        seconds_to_reset=15 * 3600,
+        runs=500,
+        min_interval=60,
+        max_gap=900,
     )
     assert busy.interval < 120

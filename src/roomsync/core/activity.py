@@ -15,7 +15,7 @@ week; :mod:`roomsync.core.schedule` spends each kind's requests in proportion to
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -82,19 +82,44 @@ def week_shape(
     prior_mass: float = 20.0,
 ) -> tuple[float, ...]:
     """Share of the changes per hour of the week (sums to 1): the prior, worth ``prior_mass``
-    observations, plus every learned weight decayed to ``now``."""
+    observations, plus every learned weight decayed to ``now`` and pooled with the same hour of
+    the other days (:func:`pooled_by_hour_of_day`)."""
     base = prior if prior is not None else default_shape()
     if len(base) != HOURS_OF_WEEK:
         raise ValueError(f"a week shape has {HOURS_OF_WEEK} hours, not {len(base)}")
     prior_total = sum(base) or 1.0
     weights = [prior_mass * share / prior_total for share in base]
+    seen = [0.0] * HOURS_OF_WEEK
     for hour, entry in learned.items():
         if 0 <= hour < HOURS_OF_WEEK:
-            weights[hour] += decayed(entry.weight, now - entry.updated_at, half_life)
+            seen[hour] += decayed(entry.weight, now - entry.updated_at, half_life)
+    for hour, weight in enumerate(pooled_by_hour_of_day(seen)):
+        weights[hour] += weight
     total = sum(weights)
     if total <= 0 or not math.isfinite(total):
         return tuple(1.0 / HOURS_OF_WEEK for _ in range(HOURS_OF_WEEK))
     return tuple(weight / total for weight in weights)
+
+
+DAY_POOL = 0.75
+"""The part of an hour's learned weight taken from the same hour of every day of the week (the
+rest is the hour of the week's own). A front desk's week is learned from a few dozen changes a
+day: per hour of the week that is a spiky count, and a plan that follows it crowds the hour a change
+was just seen in (one observation outweighed that hour's prior 7 to 1) and starves the hours whose
+changes make the 95th percentile. The hours of the day repeat seven times a week, so their pooled
+count is seven times steadier; a quarter of the hour of the week's own count keeps a weekend
+unlike a Monday. Simulated on the week bench's front desk with the daemon's shape_runs (423 polls
+a day, 12 availability changes a day, four weeks learned, 16 seeds): the polls' p95 went from 261 s
+(193-362) to 175 s (161-213), the bound for as many polls being 151 s; on a desk working 09:00-17:00
+only, from 133 s to 109 s."""
+
+
+def pooled_by_hour_of_day(seen: Sequence[float]) -> list[float]:
+    """Each hour of the week's learned weight, ``DAY_POOL`` of it from its hour of the day (the
+    mean over the seven days) and the rest its own; the total is kept."""
+    days = len(seen) // 24
+    by_hour = [sum(seen[day * 24 + hour] for day in range(days)) / days for hour in range(24)]
+    return [(1 - DAY_POOL) * own + DAY_POOL * by_hour[hour % 24] for hour, own in enumerate(seen)]
 
 
 def learned_mass(learned: Mapping[int, LearnedWeight], now: datetime, *, half_life: timedelta) -> float:
