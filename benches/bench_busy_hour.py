@@ -243,13 +243,18 @@ async def run(args: argparse.Namespace, seed: int, state: Any, base_url: str, cl
             desk.ended_at = now
             log = (await control.get("/requests", params={"limit": 1})).json()
             by_kind: dict[str, list[int]] = {}
+            morning: dict[str, list[int]] = {}
             for past in daemon.store.sync_runs.recent_runs(daemon.property_id, limit=1_000_000):
                 if hour_start <= past.started_at < hour_end:
                     by_kind.setdefault(past.kind, []).append(past.requests_spent)
+                elif midnight <= past.started_at < hour_start:
+                    morning.setdefault(past.kind, []).append(past.requests_spent)
         await replica.stop()
         await replica.close()
     hour_desk = [c for c in desk.changes if hour_start <= c.at < hour_end]
-    return report(args, seed, hour_desk, desk, timings, snapshots, hour_start, hour_end, status, by_kind, log)
+    return report(
+        args, seed, hour_desk, desk, timings, snapshots, hour_start, hour_end, status, by_kind, morning, log
+    )
 
 
 def report(
@@ -263,6 +268,7 @@ def report(
     hour_end: datetime,
     status: Any,
     by_kind: dict[str, list[int]],
+    morning: dict[str, list[int]],
     log: dict[str, Any],
 ) -> Outcome:
     outcome = Outcome(seed)
@@ -276,6 +282,8 @@ def report(
         f"spend_share {args.spend_share:g}; {len(changes)} changes in the hour, "
         f"{sum(1 for c in desk.changes if c.at < hour_start)} before it"
     )
+    before = ", ".join(f"{kind} {len(spent)} / {sum(spent)}" for kind, spent in sorted(morning.items()))
+    print(f"runs today before the hour (count / requests): {before}")
     hour_runs = ", ".join(f"{kind} {len(spent)} / {sum(spent)}" for kind, spent in sorted(by_kind.items()))
     print(f"runs in the hour (count / requests): {hour_runs}")
     late = [
@@ -332,6 +340,12 @@ def report(
             f"{'' if ratio <= FAR else ' (far from it)'} (target p95 <= {TARGETS[kind]:.0f} s: "
             f"{'met' if met else 'NOT met'})"
         )
+        if kind in ("booking", "cancellation"):  # few and seen by every poll: say which were slow
+            for c in changes:
+                if c.kind == kind and c.latency is not None and c.latency > TARGETS[kind]:
+                    shown = ", ".join(f"{k[0]} {k[1]} {v}" for k, v in sorted(c.expected.items()))
+                    closed = "; on a night the desk had closed" if c.on_closed else ""
+                    print(f"{'':>12}  {c.latency:.0f} s: made at {c.at:%H:%M:%S}, to show {shown}{closed}")
         for change in changes:
             if change.kind == kind and change.latency is None and not change.superseded and desk.ended_at:
                 left = (desk.ended_at - change.at).total_seconds()

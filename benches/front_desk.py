@@ -71,6 +71,9 @@ class Change:
     expected: dict[Key, Any]
     latency: float | None = None
     superseded: bool = False
+    on_closed: bool = False
+    """A booking's or cancellation's nights include one the desk had closed: the channel shows
+    its count only with that closure, so it waits for the detection that sees the closure."""
 
 
 @dataclass(frozen=True)
@@ -198,8 +201,10 @@ class FrontDesk:
         at = await self.now()
         room_type_id = self.rng.choice(sorted(LISTINGS))
         before: dict[Key, Any]
+        on_closed = False
         if kind == "cancellation" and self.bookings:
             reservation_id, room_type_id, nights = self.bookings.pop(self.rng.randrange(len(self.bookings)))
+            on_closed = any(t == room_type_id and set(ns) & set(nights) for t, ns in self.closed)
             before = await self.availability(room_type_id, nights)
             await self.control.post("/pms/cancel", json={"reservationId": reservation_id})
             after = await self.availability(room_type_id, nights)
@@ -261,7 +266,7 @@ class FrontDesk:
                     del earlier.expected[key]
                 earlier.superseded = not earlier.expected
         if must:
-            self.changes.append(Change(kind, at, must))
+            self.changes.append(Change(kind, at, must, on_closed=on_closed))
 
     async def check(self, run: RunTiming) -> None:
         pending = [c for c in self.changes if c.latency is None and not c.superseded]
