@@ -1,0 +1,46 @@
+"""A cancellation on the single-unit studios (room type 4, one listing per unit) reaches both
+studios' calendars through one poll (found slow from outside by the busy-hour bench)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sync_harness import FIRST, LAST, Control, Emulator, SyncFactory, channel_mismatches, synced
+
+from roomsync.adapters.store import Store
+from roomsync.app.sync.runs.poll import poll
+
+STUDIOS = ("41000001", "41000002")
+
+
+async def test_a_cancellation_frees_the_studios_through_one_poll(
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
+) -> None:
+    sync = await synced(make_sync, sqlite_store, emulator, control)
+    free = control.free_rooms(FIRST, LAST)[4]
+    night = next(
+        n
+        for n in sorted(free)
+        if n > FIRST + timedelta(days=2)
+        and free[n] > 0
+        and not any(control.calendar(s, n, n)[n]["reserved"] for s in STUDIOS)
+    )
+    bookings = []
+    for _ in range(free[night]):
+        body = {
+            "dateFrom": str(night),
+            "dateTo": str(night + timedelta(days=1)),
+            "lastName": "S",
+            "roomTypeId": 4,
+        }
+        bookings.append(int(control.call("POST", "/pms/book", body)["reservationId"]))
+    assert (await poll(sync)).result == "ok"
+    assert [control.calendar(s, night, night)[night]["availability"] for s in STUDIOS] == ["unavailable"] * 2
+
+    control.call("POST", "/pms/cancel", {"reservationId": bookings[0]})
+    report = await poll(sync)
+
+    assert report.result == "ok"
+    shown = [control.calendar(s, night, night)[night]["availability"] for s in STUDIOS]
+    assert shown == ["available", "available"], (night, shown, report.listings)
+    assert channel_mismatches(emulator.state, control, FIRST, LAST) == []
