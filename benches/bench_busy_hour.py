@@ -72,6 +72,8 @@ from front_desk import (
     latencies_of,
     measured_runs,
     percentile,
+    promise_line,
+    promise_of,
     spread,
     window_p95,
 )
@@ -222,7 +224,10 @@ async def run(args: argparse.Namespace, seed: int, state: Any, base_url: str, cl
                     await desk.check(timings[seen - 1])
                 while planned and planned[0][0] <= now:
                     _, kind = planned.pop(0)
+                    made = len(desk.changes)
                     await desk.work(kind, now.date())
+                    if len(desk.changes) > made:
+                        desk.changes[-1].promised = promise_of(daemon.planner.plan, kind)
                 if now >= marks[0]:
                     mark = marks.pop(0)
                     if mark == switch_at and args.time_scale != args.settle_time_scale:
@@ -340,6 +345,9 @@ def report(
             f"{'' if ratio <= FAR else ' (far from it)'} (target p95 <= {TARGETS[kind]:.0f} s: "
             f"{'met' if met else 'NOT met'})"
         )
+        promised = promise_line(changes, kind, p95)
+        if promised:
+            print(promised)
         if kind in ("booking", "cancellation"):  # few and seen by every poll: say which were slow
             for c in changes:
                 if c.kind == kind and c.latency is not None and c.latency > TARGETS[kind]:

@@ -69,6 +69,8 @@ from front_desk import (
     latencies_of,
     measured_runs,
     percentile,
+    promise_line,
+    promise_of,
     spread,
 )
 from pydantic import SecretStr
@@ -174,7 +176,10 @@ async def run(
                     await desk.check(timings[-1])
                 while planned and planned[0][0] <= now:
                     _, kind = planned.pop(0)
+                    made = len(desk.changes)
                     await desk.work(kind, now.date())
+                    if len(desk.changes) > made:
+                        desk.changes[-1].promised = promise_of(daemon.planner.plan, kind)
                 if now >= end:
                     break
                 await asyncio.sleep(TICK_SECONDS)
@@ -300,6 +305,9 @@ def report(
             f"max {max(latencies):.0f} s; bound for its runs {bounds[kind]:.0f} s, p95 {ratio:.2f}x it"
             f"{'' if ratio <= FAR else ' (far from it)'} (target {target}: {'met' if met else 'NOT met'})"
         )
+        promised = promise_line(desk.changes, kind, p95)
+        if promised:
+            print(promised)
         for change in desk.changes:
             if change.kind == kind and change.latency is None and not change.superseded and desk.ended_at:
                 left = (desk.ended_at - change.at).total_seconds()

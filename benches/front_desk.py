@@ -74,6 +74,8 @@ class Change:
     on_closed: bool = False
     """A booking's or cancellation's nights include one the desk had closed: the channel shows
     its count only with that closure, so it waits for the detection that sees the closure."""
+    promised: float | None = None
+    """The p95 the daemon's plan promised this kind of change when it was made (seconds)."""
 
 
 @dataclass(frozen=True)
@@ -310,6 +312,36 @@ def window_p95(runs: float, window_seconds: float) -> float:
 def percentile(values: Sequence[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def promise_of(plan: Any, kind: str) -> float | None:
+    """What the daemon's plan (a ``PollPlan``, None before the first) promises ``kind``: bookings
+    and cancellations are seen by the polls, closures and prices by the detection."""
+    if plan is None:
+        return None
+    promised = plan.promised_p95 if kind in ("booking", "cancellation") else plan.detect_promised_p95
+    return float(promised)
+
+
+def promised_p95s(changes: Sequence[Change], kind: str) -> list[float]:
+    """The promises made to ``kind``'s counted changes (those with a finite one)."""
+    return [
+        c.promised
+        for c in changes
+        if c.kind == kind and not c.superseded and c.promised is not None and c.promised < float("inf")
+    ]
+
+
+def promise_line(changes: Sequence[Change], kind: str, p95: float) -> str | None:
+    """The promises the plan made ``kind``'s changes beside their measured ``p95`` (None: none)."""
+    promises = promised_p95s(changes, kind)
+    if not promises:
+        return None
+    median = statistics.median(promises)
+    return (
+        f"{'':>12}  the plan promised a p95 of {median:.0f} s (median over the changes, "
+        f"{min(promises):.0f}-{max(promises):.0f} s): measured {p95 / median:.2f}x it"
+    )
 
 
 def latencies_of(changes: Sequence[Change], kind: str) -> tuple[list[float], int]:
