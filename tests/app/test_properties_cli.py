@@ -1,24 +1,41 @@
-"""``roomsync properties`` and ``--property``: properties as rows, secrets by reference only."""
+"""``roomsync properties`` and ``--property``: properties as rows, secrets by reference only.
+
+The commands are ``roomsync`` processes forked from one that has imported roomsync already
+(``support.warm_cli``: each a process of its own, with its environment, stdout, stderr and exit
+status, without the second of start and imports that was most of the 30 commands' time)."""
 
 from __future__ import annotations
 
 import os
 import sqlite3
 import subprocess
-import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-ROOMSYNC = [sys.executable, "-m", "roomsync.app.cli"]
+from support.warm_cli import WarmCli
+
+Roomsync = Callable[..., subprocess.CompletedProcess[str]]
+"""``roomsync(env, *args)``: run ``roomsync ARGS`` with the environment ``env``."""
 
 
-def roomsync(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*ROOMSYNC, *args], env=env, capture_output=True, text=True, timeout=60)
+@pytest.fixture(scope="module")
+def cli() -> Iterator[WarmCli]:
+    with WarmCli() as warm:
+        yield warm
 
 
 @pytest.fixture
-def env(tmp_path: Path) -> dict[str, str]:
+def roomsync(cli: WarmCli) -> Roomsync:
+    def run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+        return cli.run(list(args), env, timeout=60)
+
+    return run
+
+
+@pytest.fixture
+def env(tmp_path: Path, roomsync: Roomsync) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ROOMSYNC_")}
     env["ROOMSYNC_DATA_DIR"] = str(tmp_path / "data")
     env["ROOMSYNC_DOMAIN"] = "settings-hotel"
@@ -27,7 +44,7 @@ def env(tmp_path: Path) -> dict[str, str]:
 
 
 def test_properties_are_added_listed_paused_and_removed_with_secrets_by_reference(
-    env: dict[str, str], tmp_path: Path
+    env: dict[str, str], tmp_path: Path, roomsync: Roomsync
 ) -> None:
     added = roomsync(
         env,
@@ -103,7 +120,7 @@ def test_properties_are_added_listed_paused_and_removed_with_secrets_by_referenc
     ],
 )
 def test_bad_property_input_is_refused_in_one_line(
-    env: dict[str, str], args: list[str], message: str
+    env: dict[str, str], args: list[str], message: str, roomsync: Roomsync
 ) -> None:
     refused = roomsync(env, "properties", *args)
     assert refused.returncode == 2, refused.stdout
