@@ -365,6 +365,10 @@ def _promised(plan: KindPlan) -> float:
     return plan.p95_wait + PROCESSING_SECONDS if math.isfinite(plan.p95_wait) else math.inf
 
 
+def _every(seconds: float) -> str:
+    return f"every {seconds / 60:.1f} min now" if math.isfinite(seconds) else "none before the reset"
+
+
 def _minutes(seconds: float) -> str:
     return f"{seconds / 60:.1f} min" if math.isfinite(seconds) else "never before the reset"
 
@@ -394,12 +398,12 @@ def _explained(
         text = (
             f"{plan.remaining} of {plan.quota} requests left, {guest_reserve} kept for guests, {other} for "
             f"full syncs, reconciliation and re-push; {budget:.0f} planned for polling{share}"
-            + f": availability every {_minutes(plan.interval)} now ({plan.polls_until_reset} polls until "
+            + f": availability {_every(plan.interval)} ({plan.polls_until_reset} polls until "
             f"the reset; a booking reaches the channel within {_minutes(plan.staleness_bound)}, 95 % "
             f"within {_minutes(plan.promised_p95)}"
             + ("" if poll.gap_kept else ", the budget cannot keep the max gap")
-            + f"), closures and prices ({plan.detect_share:.0%} of it, by the changes seen lately) every "
-            f"{_minutes(plan.detect_interval)} now "
+            + f"), closures and prices ({plan.detect_share:.0%} of it, by the changes seen lately) "
+            f"{_every(plan.detect_interval)} "
             f"({plan.detections_until_reset} detections of {detect_cost:.0f} request(s); within "
             f"{_minutes(plan.detect_staleness_bound)}, 95 % within {_minutes(plan.detect_promised_p95)}"
             + ("" if detect.gap_kept else ", the budget cannot keep the max gap")
