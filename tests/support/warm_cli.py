@@ -88,17 +88,19 @@ class WarmCli:
 
     def __init__(self) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("ROOMSYNC_")}
-        self._server = subprocess.Popen(
-            [sys.executable, "-c", _SERVER],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=env,
-            bufsize=0,
-        )
+        self._scratch = tempfile.TemporaryDirectory(prefix="warm-cli-")
+        self._imports_said = Path(self._scratch.name) / "imports-stderr"
+        with open(self._imports_said, "wb") as said:
+            self._server = subprocess.Popen(
+                [sys.executable, "-c", _SERVER],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=said,
+                env=env,
+                bufsize=0,
+            )
         self._lock = threading.Lock()
         self._read = b""
-        self._scratch = tempfile.TemporaryDirectory(prefix="warm-cli-")
 
     def __enter__(self) -> WarmCli:
         return self
@@ -163,6 +165,10 @@ class WarmCli:
                     os.killpg(pid, signal.SIGKILL)
                 self._answer(None)  # the server reaps it and says so
                 raise subprocess.TimeoutExpired([*ROOMSYNC, *args], timeout) from None
+            # what the imports print (a warning, a log line) a fresh process would print before
+            # every command: the forked ones would not show it, so it fails here
+            said = self._imports_said.read_text(errors="replace")
+            assert not said, f"importing roomsync printed on stderr:\n{said}"
             encoding = locale.getpreferredencoding(False)
             return subprocess.CompletedProcess(
                 [*ROOMSYNC, *args],
