@@ -147,6 +147,7 @@ class DaemonProcess:
     log_path: Path
     data_dir: Path
     http: httpx.Client = field(default_factory=lambda: httpx.Client(timeout=30))
+    spawned_at: float = field(default_factory=time.monotonic)
 
     def admin(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         headers = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
@@ -233,6 +234,15 @@ def _die_with_the_test_process() -> None:
 
 
 def start_daemon(env: dict[str, str], log_path: Path, *args: str) -> DaemonProcess:
+    """A ``roomsync serve`` process, once it answers ``/healthz``."""
+    daemon = spawn_daemon(env, log_path, *args)
+    await_daemon(daemon)
+    return daemon
+
+
+def spawn_daemon(env: dict[str, str], log_path: Path, *args: str) -> DaemonProcess:
+    """A ``roomsync serve`` process just started (a test may do something else while it boots,
+    then :func:`await_daemon` it)."""
     port = int(env["ROOMSYNC_SERVE_PORT"])
     with open(log_path, "wb") as log_file:
         process = _SPAWNER.submit(
@@ -243,12 +253,19 @@ def start_daemon(env: dict[str, str], log_path: Path, *args: str) -> DaemonProce
             stderr=subprocess.STDOUT,
             preexec_fn=_die_with_the_test_process,
         ).result()
-    daemon = DaemonProcess(process, f"http://127.0.0.1:{port}", log_path, Path(env["ROOMSYNC_DATA_DIR"]))
+    return DaemonProcess(process, f"http://127.0.0.1:{port}", log_path, Path(env["ROOMSYNC_DATA_DIR"]))
+
+
+def await_daemon(daemon: DaemonProcess) -> None:
+    """Wait until a spawned daemon answers ``/healthz`` (within 60 s of its start); fail if it exited."""
+    process = daemon.process
+    left = 60 - (time.monotonic() - daemon.spawned_at)
     try:
-        wait_until(lambda: daemon.alive() or process.poll() is not None, 60, "the daemon to answer /healthz")
+        wait_until(
+            lambda: daemon.alive() or process.poll() is not None, left, "the daemon to answer /healthz"
+        )
     except BaseException:
         daemon.kill()
         raise
     if process.poll() is not None:
         raise AssertionError(f"roomsync serve exited with {process.returncode}:\n{daemon.log()}")
-    return daemon

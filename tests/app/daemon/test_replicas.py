@@ -58,9 +58,10 @@ from daemon_harness import (
     ADMIN_TOKEN,
     DaemonProcess,
     Emulator,
+    await_daemon,
     domain_emulators,
     free_port,
-    start_daemon,
+    spawn_daemon,
     wait_until,
 )
 from test_daemon_day import Day, channel_differences, inactive_listings
@@ -190,8 +191,14 @@ class Deployment:
         return sorted(self.emulators)
 
     def start_replica(self, name: str) -> None:
+        self.spawn_replica(name)
+        await_daemon(self.replicas[name])
+
+    def spawn_replica(self, name: str) -> None:
+        """Start replica ``name``'s process without waiting for it to answer (it boots, 5 to 15 s
+        on a loaded machine, while the test does what it would do anyway meanwhile)."""
         log_path = self.tmp_path / f"{name}-{len(self.old_logs)}-{time.monotonic_ns()}.log"
-        self.replicas[name] = start_daemon(self.envs[name], log_path)
+        self.replicas[name] = spawn_daemon(self.envs[name], log_path)
 
     def point_webhooks(self, skip: str | None = None) -> None:
         """Each domain delivers to a replica (a load balancer's job in production)."""
@@ -599,23 +606,27 @@ def test_three_replicas_share_twenty_properties_through_a_kill_and_a_rolling_res
             "the killed replica's properties synced",
         )
         takeover_seconds = time.monotonic() - started
+        # the killed replica is started again (its webhooks still go to the survivors) and boots
+        # while the guests of its properties book
+        running.spawn_replica(victim)
         for domain in lost:
             running.days[domain].guest_books("41000003")
         wait_until(lambda: all_placed(running), 60, "the guest bookings after the kill in their PMS")
+        await_daemon(running.replicas[victim])
 
         # --- a rolling restart of all three ------------------------------------------------
-        running.start_replica(victim)
         running.point_webhooks()
         for name in REPLICAS:
             running.point_webhooks(skip=name)  # drained first, as a load balancer does
             assert running.replicas[name].stop() == 0, running.replicas[name].log()[-3000:]
             running.old_logs.append(running.replicas[name].log())
+            running.spawn_replica(name)  # boots while the guests book (its webhooks go elsewhere)
             # the guests pick their stays by what the PMS shows: the rooms roomsync still holds
             # for the last round's guests (not yet in the PMS) would make it answer them "no"
             wait_until(lambda: all_placed(running), 60, "the last round's guest bookings in their PMS")
             for domain in running.ids[::4]:
                 running.days[domain].guest_books("41000004")
-            running.start_replica(name)
+            await_daemon(running.replicas[name])
         running.point_webhooks()
         wait_until(running.owned_once, 60, "every property owned after the rolling restart")
         for emulator in running.emulators.values():
