@@ -71,6 +71,7 @@ from front_desk import (
     change_times,
     latencies_of,
     measured_runs,
+    on_time_line,
     percentile,
     promise_line,
     promise_of,
@@ -345,6 +346,7 @@ def report(
             f"{'' if ratio <= FAR else ' (far from it)'} (target p95 <= {TARGETS[kind]:.0f} s: "
             f"{'met' if met else 'NOT met'})"
         )
+        print(on_time_line(changes, kind))
         promised = promise_line(changes, kind, p95)
         if promised:
             print(promised)

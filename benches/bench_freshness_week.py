@@ -68,6 +68,7 @@ from front_desk import (
     change_times,
     latencies_of,
     measured_runs,
+    on_time_line,
     percentile,
     promise_line,
     promise_of,
@@ -305,6 +306,7 @@ def report(
             f"max {max(latencies):.0f} s; bound for its runs {bounds[kind]:.0f} s, p95 {ratio:.2f}x it"
             f"{'' if ratio <= FAR else ' (far from it)'} (target {target}: {'met' if met else 'NOT met'})"
         )
+        print(on_time_line(desk.changes, kind))
         promised = promise_line(desk.changes, kind, p95)
         if promised:
             print(promised)
