@@ -117,34 +117,3 @@ async def test_a_change_beyond_the_near_nights_waits_for_the_full_sync(
     full = await sync_property(sync)
     assert full.result == "ok"
     assert_converged(emulator, control)
-
-
-def pms_window_reads(control: Control) -> list[tuple[str, str]]:
-    """The detection's ``Combined`` / ``CombinedExtended`` reads, in order, as (path, dates)."""
-    recent = control.call("GET", "/requests", limit=2000)["recent"]
-    return [(entry["path"], entry["dates"]) for entry in recent if "/Availability/RoomType/" in entry["path"]]
-
-
-async def test_a_closure_and_a_price_edit_on_the_same_nights_read_no_window_twice(
-    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
-) -> None:
-    # the locating splits the check's window in halves as the price narrowing does: the
-    # narrowing takes the halves the locating read (CombinedExtended) instead of reading them again
-    sync = await synced(make_sync, sqlite_store, emulator, control)
-    control.call("POST", "/pms/close", {"dateFrom": night(10), "dateTo": night(11), "roomTypeId": 1})
-    control.call(
-        "POST", "/pms/price", {"roomTypeId": 1, "dateFrom": night(10), "dateTo": night(12), "price": "123.45"}
-    )
-
-    report = await detect_changes(sync)
-
-    assert report.result == "ok" and report.pms.closures_changed == (1,) and report.pms.prices_changed > 0
-    reads = pms_window_reads(control)
-    assert {path for path, _ in reads} == {"/v1/Availability/RoomType/CombinedExtended"}
-    assert len({dates for _, dates in reads}) == len(reads), f"a window read twice: {reads}"
-    assert len(reads) == report.pms.closure_reads + report.pms.price_reads
-    # the check (1) and the locating of nights 10-11 (10) read every half the narrowing needs
-    # but two: 13 window reads and 16 requests in all (until the locating read Combined, the
-    # narrowing read 6 of the same halves again: 19 and 22)
-    assert (report.pms.closure_reads, report.pms.price_reads, control.total()) == (11, 2, 16)
-    assert_converged(emulator, control)

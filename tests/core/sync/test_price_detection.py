@@ -23,7 +23,6 @@ from roomsync.core.sync.price_detection import (
     plan_detection,
     read_bound,
     record,
-    record_known,
     updated_cache,
 )
 
@@ -243,83 +242,3 @@ def test_recording_a_window_that_was_not_planned_is_refused() -> None:
 def test_window_reads_use_the_departure_day_as_date_to() -> None:
     window = Window(date(2027, 3, 10), date(2027, 3, 12))
     assert (window.date_from, window.date_to, window.nights) == (date(2027, 3, 10), date(2027, 3, 13), 3)
-
-
-def run_with_known(
-    state: DetectionState, actual: Prices, room_types: list[int], known: set[Window]
-) -> tuple[DetectionState, list[Window], int]:
-    """As :func:`run_detection`, the windows of ``known`` answered already (read for another
-    purpose, as the closure locating's halves are): recorded whenever listed, never read."""
-    answers = {window: pms_totals(actual, room_types, window) for window in known}
-    read: list[Window] = []
-    state, used = record_known(state, answers)
-    while next_reads(state):
-        window = next_reads(state)[0]
-        read.append(window)
-        state = record(state, window, pms_totals(actual, room_types, window))
-        state, settled = record_known(state, answers)
-        used += settled
-    return state, read, used
-
-
-@st.composite
-def windows_within(draw: st.DrawFn, first: date, last: date) -> set[Window]:
-    """Windows read elsewhere: halves of the horizon as a binary split makes them, and others."""
-    span = (last - first).days + 1
-    windows: set[Window] = set()
-    for _ in range(draw(st.integers(0, 12))):
-        if draw(st.booleans()):  # a half at some depth of the split from the whole horizon
-            window = Window(first, last)
-            for go_right in draw(st.lists(st.booleans(), max_size=7)):
-                if window.nights == 1:
-                    break
-                window = window.halves()[go_right]
-        else:
-            start = draw(st.integers(0, span - 1))
-            length = draw(st.integers(1, span - start))
-            window = Window(first + timedelta(days=start), first + timedelta(days=start + length - 1))
-        windows.add(window)
-    return windows
-
-
-@settings(max_examples=120, deadline=None)
-@given(price_histories(allow_unpriced=True, allow_decrease=False), st.data())
-def test_windows_read_elsewhere_are_taken_and_the_result_is_the_same(
-    history: tuple[list[int], list[date], dict, Prices], data: st.DataObject
-) -> None:
-    room_types, nights, cached, actual = history
-    known = data.draw(windows_within(nights[0], nights[-1]))
-    state = plan_detection(room_types, nights[0], nights[-1], cached)
-    plain, plain_read = run_detection(state, actual, room_types)
-
-    done, read, used = run_with_known(state, actual, room_types, known)
-
-    assert outcome(done).changed == outcome(plain).changed
-    assert updated_cache(done) == updated_cache(plain)
-    # the same windows settle the detection: each known one that the plain run read costs no read
-    assert set(read) | (known & set(plain_read)) == set(plain_read)
-    assert used == len(known & set(plain_read)) and len(read) == len(plain_read) - used
-    assert not set(read) & known
-
-
-def test_the_halves_read_to_locate_a_closure_cost_the_narrowing_nothing() -> None:
-    # a closure and a price change on the same night: the locating's halves are the narrowing's
-    nights = [START + timedelta(days=offset) for offset in range(90)]
-    cached = {(1, night): Decimal("100.00") for night in nights}
-    actual: Prices = dict(cached)
-    actual[(1, nights[10])] = Decimal("130.00")
-    state = plan_detection([1], nights[0], nights[-1], cached)
-    _, plain_read = run_detection(state, actual, [1])
-    halves: set[Window] = set()
-    window = Window(nights[0], nights[-1])
-    while window.nights > 1:  # the left half is closed at every level down to night 10
-        left, right = window.halves()
-        halves.add(left)
-        window = left if nights[10] <= left.last_night else right
-        halves.add(window)
-
-    done, read, used = run_with_known(state, actual, [1], halves)
-
-    assert [w.nights for w in plain_read] == [90, 45, 23, 12, 6, 3, 2, 1]
-    assert read == [Window(nights[0], nights[-1])] and used == 7
-    assert outcome(done).changed == {(1, nights[10]): Decimal("130.00")}

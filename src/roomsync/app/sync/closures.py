@@ -9,10 +9,8 @@
   ``CombinedExtended`` so the same answers settle the price detection's window totals. Per window
   and type the answer says open, still closed, lifted, or closed anew
   (:func:`~roomsync.core.sync.closure_windows.judge_window`);
-* a type closed anew in a window has its closed nights LOCATED by splitting the window in halves
-  (as :meth:`~roomsync.core.sync.price_detection.Window.halves` splits), with one read per half
-  in question, shared by all the types still open there (``CombinedExtended``: the price
-  narrowing that follows takes a half it would read from these answers, without a request):
+* a type closed anew in a window has its closed nights LOCATED by splitting the window in halves,
+  with one ``Combined`` read per half in question, shared by all the types still open there:
 
   * parent closed, left half open  =>  the right half is closed (no read needed);
   * parent closed, left half closed  =>  the right half must be read.
@@ -47,9 +45,8 @@ from roomsync.core.sync.price_detection import Window
 
 ONE_DAY = timedelta(days=1)
 
-CombinedReader = Callable[[date, date], Awaitable[RoomTypeAvailability | RoomTypeAvailabilityExtended]]
-"""Reads ``Combined`` or ``CombinedExtended`` for the nights ``first..last`` (both included); the
-sync reads ``CombinedExtended``, whose totals the price narrowing then takes (same halves)."""
+CombinedReader = Callable[[date, date], Awaitable[RoomTypeAvailability]]
+"""Reads ``Combined`` for the nights ``first..last`` (both included)."""
 
 CheckReader = Callable[[Window], Awaitable[RoomTypeAvailabilityExtended]]
 """Reads ``CombinedExtended`` for one window of nights."""
@@ -63,7 +60,7 @@ class Closures:
     property_closed: frozenset[date]
     room_types: dict[int, frozenset[date]]
     reads: int = 0
-    """Requests spent: the check's windows and the locating's reads."""
+    """``Combined`` requests spent (the horizon read included)."""
     located: tuple[int, ...] = ()
     """Room types whose closed nights were located by splitting in this run."""
     lifted: tuple[int, ...] = ()

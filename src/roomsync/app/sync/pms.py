@@ -3,14 +3,13 @@
 Per sync, for the horizon ``first..last``:
 
 * free rooms: ONE ``POST /v1/Availability/Room`` with ``groupDates=1`` (all rooms, all types);
-* closures: the closure check's ``POST /v1/Availability/RoomType/CombinedExtended`` windows
-  (:mod:`.closures`), plus the splitting reads (``CombinedExtended`` too) that locate a room
-  type's new closed nights;
+* closures: ONE ``POST /v1/Availability/RoomType/Combined`` over the horizon, plus the splitting
+  reads of :mod:`.closures` for a room type whose closed nights are not remembered yet;
 * nightly prices: ``CombinedExtended`` windows planned by the core's price detection
-  (:mod:`.prices`), which takes the check's windows and the locating's halves as reads made.
+  (:mod:`.prices`), one read when nothing changed.
 
-An unchanged property therefore costs 2 requests plus 2 per known room-type closed run. The
-availability reads run at the ``AVAILABILITY`` priority, the price reads at ``PRICES``.
+An unchanged property therefore costs 3 requests. The availability reads run at the
+``AVAILABILITY`` priority, the price reads at ``PRICES``.
 """
 
 from __future__ import annotations
@@ -21,12 +20,14 @@ from datetime import date, datetime, timedelta
 
 from roomsync.adapters.client import ServiceClient
 from roomsync.adapters.store import Store
-from roomsync.app.sync.closures import Closures, WindowAnswers, read_closures
+from roomsync.app.sync.closures import Closures, read_closures
 from roomsync.app.sync.prices import CurrencyMismatch, PmsPrices, detect_prices
 from roomsync.core.api.pms.availability import (
     RoomAvailabilityRequest,
+    RoomTypeAvailability,
     RoomTypeAvailabilityExtended,
     RoomTypeAvailabilityExtendedRequest,
+    RoomTypeAvailabilityRequest,
 )
 from roomsync.core.catalog.types import Priority
 from roomsync.core.ports import LocatedClosures
@@ -111,20 +112,13 @@ async def read_closures_and_prices(read: PmsRead) -> tuple[Closures, PmsPrices]:
         request = RoomTypeAvailabilityExtendedRequest(date_from=window.date_from, date_to=window.date_to)
         return await client.room_type_availability_extended(request, priority=Priority.AVAILABILITY)
 
-    halves: WindowAnswers = {}
-
-    async def locate(a: date, b: date) -> RoomTypeAvailabilityExtended:
-        # CombinedExtended rather than Combined (one request either way): the locating splits a
-        # window as the price narrowing does, so the narrowing takes these halves' totals
-        # without reading them again
-        request = RoomTypeAvailabilityExtendedRequest(date_from=a, date_to=b + timedelta(days=1))
-        answer = await client.room_type_availability_extended(request, priority=Priority.AVAILABILITY)
-        halves[Window(a, b)] = answer
-        return answer
+    async def combined(a: date, b: date) -> RoomTypeAvailability:
+        request = RoomTypeAvailabilityRequest(date_from=a, date_to=b + timedelta(days=1))
+        return await client.room_type_availability(request, priority=Priority.AVAILABILITY)
 
     closures, answers = await read_closures(
         check,
-        locate,
+        combined,
         read.first,
         read.last,
         read.room_type_ids if read.closure_types is None else read.closure_types,
@@ -152,7 +146,6 @@ async def read_closures_and_prices(read: PmsRead) -> tuple[Closures, PmsPrices]:
             window_nights=read.price_window_nights,
             concurrency=read.concurrency,
             answered=answers,
-            reusable=halves,
         )
     except CurrencyMismatch as mismatch:
         prices = PmsPrices(prices={}, complete=False, notes=[f"prices not used: {mismatch}"])

@@ -40,7 +40,6 @@ from roomsync.core.sync.price_detection import (
     outcome,
     plan_detection,
     record,
-    record_known,
     updated_cache,
 )
 
@@ -102,25 +101,22 @@ async def detect_prices(
     window_nights: int = DEFAULT_WINDOW_NIGHTS,
     concurrency: int = 4,
     answered: Mapping[Window, RoomTypeAvailabilityExtended] | None = None,
-    reusable: Mapping[Window, RoomTypeAvailabilityExtended] | None = None,
 ) -> PmsPrices:
     """Detect the prices of ``room_type_ids`` over ``first..last`` and update the cache.
 
     ``answered``: windows already read (the closure check's); the plan is cut at their starts and
-    a planned window among them is settled from its answer, without a request. ``reusable``:
-    other windows already read (the halves read to locate a new closure, which split a window as
-    the narrowing does): a window the narrowing comes to read among them is settled from its
-    answer, without a request, but the plan is not cut there."""
+    a planned window among them is settled from its answer, without a request."""
     types = sorted(set(room_type_ids))
     per_type = await asyncio.to_thread(cached_night_prices, cache, property_id, types, first, last, currency)
     cached = {(t, night): price for t, nights in per_type.items() for night, price in nights.items()}
-    breaks = {window.first_night for window in answered or {}}
-    known = {
-        window: _totals(answer, set(types), currency)
-        for window, answer in {**(reusable or {}), **(answered or {})}.items()
-    }
+    known = dict(answered or {})
+    breaks = {window.first_night for window in known}
     state = plan_detection(types, first, last, cached, window_nights=window_nights, breaks=breaks)
-    state, free = record_known(state, known)
+    free = 0
+    while ready := [window for window in next_reads(state) if window in known]:
+        for window in ready:
+            state = record(state, window, _totals(known.pop(window), set(types), currency))
+            free += 1
     result = PmsPrices(prices={})
 
     saved: set[tuple[int, date]] = set()
@@ -131,8 +127,8 @@ async def detect_prices(
             await asyncio.to_thread(_save_prices, cache, property_id, priced, currency, now)
             saved.update(priced)
 
-    state, stopped, failed, fill_reads, free = await _run_reads(
-        read, state, set(types), currency, max_reads, concurrency, save_learned, known, free
+    state, stopped, failed, fill_reads = await _run_reads(
+        read, state, set(types), currency, max_reads + free, concurrency, save_learned
     )
     result.fill_reads = fill_reads
     if stopped:
@@ -189,14 +185,11 @@ async def _run_reads(
     max_reads: int,
     concurrency: int,
     save: Callable[[Mapping[tuple[int, date], Decimal | None]], Awaitable[None]],
-    known: Mapping[Window, Totals],
-    free: int,
-) -> tuple[DetectionState, str | None, str | None, int, int]:
+) -> tuple[DetectionState, str | None, str | None, int]:
     """Read until done, the cap, the budget or a read that failed for good stops it; returns the
     state (every answer received is recorded, and saved by ``save`` batch by batch, so the cache
-    keeps it), why it stopped, the failure when a read failed, the fill reads (of nights that
-    had no cached price) and ``free`` plus the windows ``known`` settled without a request (the
-    state's reads count them; ``max_reads`` does not)."""
+    keeps it), why it stopped, the failure when a read failed, and the fill reads (of nights that
+    had no cached price)."""
     fill_reads = 0
     saved: set[tuple[int, date]] = set()
 
@@ -206,19 +199,13 @@ async def _run_reads(
         await save(fresh)
 
     while not state.done:
-        state, settled = record_known(state, known)
-        free += settled
-        if state.done:
-            break
-        spent = state.reads - free
-        left = max_reads - spent
+        left = max_reads - state.reads
         if left <= 0:
             return (
                 state,
-                f"price detection stopped after {spent} reads (the per-sync cap)",
+                f"price detection stopped after {state.reads} reads (the per-sync cap)",
                 None,
                 fill_reads,
-                free,
             )
         batch = next_reads(state)[: max(1, min(concurrency, left))]
         answers = await asyncio.gather(*(read(window) for window in batch), return_exceptions=True)
@@ -240,22 +227,19 @@ async def _run_reads(
         if failure is not None:
             return (
                 state,
-                f"price detection stopped after {state.reads - free} reads: a read failed ({failure}); "
+                f"price detection stopped after {state.reads} reads: a read failed ({failure}); "
                 "what was read is kept and the next sync goes on from there",
                 str(failure),
                 fill_reads,
-                free,
             )
         if refused:
             return (
                 state,
-                f"price detection stopped after {state.reads - free} reads: "
-                "the day's budget for prices is spent",
+                f"price detection stopped after {state.reads} reads: the day's budget for prices is spent",
                 None,
                 fill_reads,
-                free,
             )
-    return state, None, None, fill_reads, free
+    return state, None, None, fill_reads
 
 
 def _save(

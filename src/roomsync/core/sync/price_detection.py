@@ -238,20 +238,6 @@ def record(state: DetectionState, window: Window, totals: Totals) -> DetectionSt
     )
 
 
-def record_known(state: DetectionState, known: Mapping[Window, Totals]) -> tuple[DetectionState, int]:
-    """The state after recording every window :func:`next_reads` lists that ``known`` already
-    answers (reads made for another purpose: the closure check's windows, the halves read to
-    locate a closure, which split a window as :meth:`Window.halves` does), as long as some are
-    listed; and how many were recorded. Each is recorded once, as a read of it would be: the
-    detection's reads count them, so the caller subtracts them from the requests it spent."""
-    used: set[Window] = set()
-    while ready := [window for window in next_reads(state) if window in known and window not in used]:
-        for window in ready:
-            state = record(state, window, known[window])
-            used.add(window)
-    return state, len(used)
-
-
 def outcome(state: DetectionState) -> Detection:
     learned = dict(state.learned)
     return Detection(
