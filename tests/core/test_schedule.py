@@ -149,6 +149,8 @@ def test_one_gap_promises_that_share_of_it() -> None:
     # a slot with no run before the reset, carrying more than the tail: no promise
     assert wait_percentile([(1.0, 60.0), (1.0, math.inf)], 0.95) == math.inf
     assert wait_percentile([(99.0, 60.0), (1.0, math.inf)], 0.95) == pytest.approx(60 * (1 - 0.04 / 0.99))
+    # slots with no run, each under the tail but more than it together: no promise either
+    assert wait_percentile([(92.0, 60.0), (4.0, math.inf), (4.0, math.inf)], 0.95) == math.inf
 
 
 def test_a_plan_promises_the_busy_hours_gap_not_the_quiet_ones() -> None:

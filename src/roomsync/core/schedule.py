@@ -262,15 +262,15 @@ def wait_percentile(slots: Sequence[tuple[float, float]], share: float) -> float
     if total <= 0 or not 0 < share < 1:
         raise ValueError(f"wait_percentile needs a positive weight and a share in (0, 1), got {share!r}")
     tail = 1 - share
-    if any(gap == math.inf and weight / total > tail for weight, gap in slots if weight > 0):
+    never = sum(weight for weight, gap in slots if weight > 0 and gap == math.inf) / total
+    if never > tail:  # more than the tail waits past any L (no run before the reset)
         return math.inf
     ordered = sorted(((gap, weight / total) for weight, gap in slots if weight > 0), reverse=True)
     mass = slope = 0.0  # over the slots whose gap passes L: sum(p), sum(p / gap)
     for i, (gap, part) in enumerate(ordered):
-        if gap == math.inf:
-            mass += part  # those changes wait past any L: already within the tail (checked above)
-            continue
         mass += part
+        if gap == math.inf:  # waits past any L: within the tail, by the check above
+            continue
         slope += part / gap
         below = ordered[i + 1][0] if i + 1 < len(ordered) else 0.0
         wait = (mass - tail) / slope
