@@ -55,7 +55,6 @@ import asyncio
 import random
 import statistics
 import sys
-import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -69,6 +68,7 @@ from front_desk import (
     FrontDesk,
     RunTiming,
     change_times,
+    each_seed,
     latencies_of,
     measured_runs,
     on_time_line,
@@ -82,10 +82,8 @@ from pydantic import SecretStr
 
 from roomsync.app.daemon import run_kinds
 from roomsync.app.daemon.replica import Replica
-from roomsync.emulator.app import create_app
 from roomsync.emulator.clock import EmulatorClock
-from roomsync.emulator.scenario import DEMO_MAPPING_TOML, build_state
-from roomsync.emulator.server import serve_in_thread
+from roomsync.emulator.scenario import DEMO_MAPPING_TOML
 from roomsync.settings import Settings
 
 TICK_SECONDS = 0.002
@@ -448,14 +446,9 @@ def main() -> int:
         "--drain-minutes", type=float, default=30.0, help="most minutes after the hour to wait"
     )
     args = parser.parse_args()
-    outcomes = []
-    for seed in range(args.seed, args.seed + args.seeds):
-        start = datetime.combine(datetime.now(UTC).date(), datetime.min.time(), UTC) + timedelta(hours=23)
-        clock = EmulatorClock(start, frozen=True)
-        state = build_state("demo", seed, clock=clock)
-        with serve_in_thread(create_app(state)) as base_url, tempfile.TemporaryDirectory() as tmp:
-            outcomes.append(asyncio.run(run(args, seed, state, base_url, clock, Path(tmp))))
-        print(flush=True)
+    outcomes = each_seed(
+        args.seed, args.seeds, lambda seed, state, url, clock, tmp: run(args, seed, state, url, clock, tmp)
+    )
     if len(outcomes) > 1:
         print_spread(outcomes)
     return 0 if all(o.ok for o in outcomes) else 1

@@ -52,7 +52,6 @@ import asyncio
 import random
 import statistics
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -66,6 +65,7 @@ from front_desk import (
     best_p95,
     busy_hours,
     change_times,
+    each_seed,
     latencies_of,
     measured_runs,
     on_time_line,
@@ -77,10 +77,8 @@ from front_desk import (
 from pydantic import SecretStr
 
 from roomsync.app.daemon.replica import Replica
-from roomsync.emulator.app import create_app
 from roomsync.emulator.clock import EmulatorClock
-from roomsync.emulator.scenario import DEMO_MAPPING_TOML, build_state
-from roomsync.emulator.server import serve_in_thread
+from roomsync.emulator.scenario import DEMO_MAPPING_TOML
 from roomsync.settings import Settings
 
 TICK_SECONDS = 0.002
@@ -121,7 +119,7 @@ class Outcome:
 
 
 async def run(
-    args: argparse.Namespace, seed: int, base_url: str, clock: EmulatorClock, data_dir: Path
+    args: argparse.Namespace, seed: int, _state: object, base_url: str, clock: EmulatorClock, data_dir: Path
 ) -> Outcome:
     mapping = data_dir / "mapping.toml"
     mapping.write_text(DEMO_MAPPING_TOML)
@@ -355,14 +353,9 @@ def main() -> int:
         "--spend-share", type=float, default=0.6, help="the daemon's spend_share (paid licence's day ceiling)"
     )
     args = parser.parse_args()
-    outcomes = []
-    for seed in range(args.seed, args.seed + args.seeds):
-        start = datetime.combine(datetime.now(UTC).date(), datetime.min.time(), UTC) + timedelta(hours=23)
-        clock = EmulatorClock(start, frozen=True)
-        state = build_state("demo", seed, clock=clock)
-        with serve_in_thread(create_app(state)) as base_url, tempfile.TemporaryDirectory() as tmp:
-            outcomes.append(asyncio.run(run(args, seed, base_url, clock, Path(tmp))))
-        print()
+    outcomes = each_seed(
+        args.seed, args.seeds, lambda seed, state, url, clock, tmp: run(args, seed, state, url, clock, tmp)
+    )
     if len(outcomes) > 1:
         print_spread(outcomes, 1500 if args.licence == "paid" else 100)
     return 0 if all(o.ok for o in outcomes) else 1

@@ -13,20 +13,26 @@ freshness benches share (``bench_freshness_week.py``, ``bench_busy_hour.py``).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import random
 import statistics
+import tempfile
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from pathlib import Path
+from typing import Any, TypeVar
 
 import httpx
 
 from roomsync.app.daemon import run_kinds
 from roomsync.app.daemon.run_kinds import Runs
+from roomsync.emulator.app import create_app
 from roomsync.emulator.clock import EmulatorClock
+from roomsync.emulator.scenario import build_state
+from roomsync.emulator.server import serve_in_thread
 
 NIGHTS_CHANGED = 44
 """Changes fall on the next 44 nights (the demo's property closure starts on night 45)."""
@@ -378,3 +384,22 @@ def spread(values: Sequence[float], unit: str = "", digits: int = 0) -> str:
         return "n/a"
     low, high, mid = min(finite), max(finite), statistics.median(finite)
     return f"{low:,.{digits}f}-{high:,.{digits}f}{unit} (median {mid:,.{digits}f}{unit})"
+
+
+Outcome = TypeVar("Outcome")
+SeedRun = Callable[[int, Any, str, EmulatorClock, Path], Coroutine[Any, Any, Outcome]]
+"""One seed's bench: (seed, the emulator's state, its address, its clock, a scratch data directory)."""
+
+
+def each_seed(first: int, count: int, run: SeedRun[Outcome]) -> list[Outcome]:
+    """``run`` for seeds ``first .. first + count - 1``, each against a demo hotel of its own: the
+    emulator served over loopback, its clock frozen at 23:00 today for the bench to advance."""
+    outcomes: list[Outcome] = []
+    for seed in range(first, first + count):
+        start = datetime.combine(datetime.now(UTC).date(), datetime.min.time(), UTC) + timedelta(hours=23)
+        clock = EmulatorClock(start, frozen=True)
+        state = build_state("demo", seed, clock=clock)
+        with serve_in_thread(create_app(state)) as base_url, tempfile.TemporaryDirectory() as tmp:
+            outcomes.append(asyncio.run(run(seed, state, base_url, clock, Path(tmp))))
+        print(flush=True)
+    return outcomes
