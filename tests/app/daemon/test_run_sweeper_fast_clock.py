@@ -85,6 +85,13 @@ def test_a_live_run_of_another_process_is_not_called_abandoned_on_a_fast_clock(t
             store, pid = daemon.store, daemon.property_id
             replica.start()
             try:
+                # the replica's first full sync (365 nights' prices) holds its event loop, sweeper
+                # included, for longer than ten beats on a loaded machine (CI, 2026-11-27): the
+                # other process's run starts once that is done, so the beats below time the sweep
+                deadline = time.monotonic() + 60
+                while daemon.jobs["prices"].last_result is None and time.monotonic() < deadline:
+                    await asyncio.sleep(0.01)
+                assert daemon.jobs["prices"].last_result is not None, "no first full sync in 60 s"
                 other = await asyncio.to_thread(store.sync_runs.start_run, pid, "poll", clock.now())
                 # alive for 30 of its beats: about 4 hours of the fast clock
                 await beat_for(store, pid, other, clock, 30 * beat_real, beat_real)
