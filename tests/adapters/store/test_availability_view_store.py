@@ -105,6 +105,60 @@ def test_a_read_that_changed_nothing_still_dates_every_night_and_recounts_the_ho
     assert {r.read_at for r in store.read_nights(prop, ROOM_TYPE, [D1, D2, D3]).values()} == {later}
 
 
+def test_a_read_equal_to_the_last_dates_its_nights_as_a_compared_one_does(
+    view: tuple[SqlAvailabilityView, str],
+) -> None:
+    """A read whose digest is the last read's rewrites no row (issue 26) and still dates every
+    night, clears the stale mark and stops counting a hold it can have seen."""
+    store, prop = view
+    D3 = D2 + timedelta(days=1)
+    read = {ROOM_TYPE: {D1: 2, D2: 2, D3: 1}}
+    store.save_read(prop, T0, read)
+    store.place_holds(prop, "B", ROOM_TYPE, [D2], T0)
+    store.settle_holds(prop, "B", [D2], reflected_at=T0 + timedelta(seconds=10))
+    assert store.release_holds(prop, "B") == [D2]  # marks D2 stale
+    store.try_hold(prop, "A", ROOM_TYPE, [D1], T0 + timedelta(seconds=1))
+    store.settle_holds(prop, "A", [D1], reflected_at=T0 + timedelta(seconds=10))
+    assert bookable(store, prop, D1) == 1
+
+    later = T0 + timedelta(seconds=30)
+    store.save_read(prop, later, read)
+
+    rows = store.read_nights(prop, ROOM_TYPE, [D1, D2, D3])
+    assert {n: (r.free_rooms, r.held, r.read_at, r.stale) for n, r in rows.items()} == {
+        D1: (2, 0, later, False),
+        D2: (2, 0, later, False),
+        D3: (1, 0, later, False),
+    }
+
+
+def test_a_read_of_some_nights_only_makes_the_next_whole_read_compare_again(
+    view: tuple[SqlAvailabilityView, str],
+) -> None:
+    """A read whose room types cover different nights writes its nights as they came and drops
+    the digest: the next read equal to the one before it must still put those nights back."""
+    store, prop = view
+    whole = {ROOM_TYPE: {D1: 2, D2: 2}}
+    store.save_read(prop, T0, whole)
+    store.save_read(prop, T0 + timedelta(seconds=10), {ROOM_TYPE: {D1: 1, D2: 1}, ROOM_TYPE + 1: {D1: 3}})
+    assert view_row(store, prop).free_rooms == 1
+    store.save_read(prop, T0 + timedelta(seconds=20), whole)
+    rows = store.read_nights(prop, ROOM_TYPE, [D1, D2])
+    assert {n: r.free_rooms for n, r in rows.items()} == {D1: 2, D2: 2}
+
+
+def test_nights_the_retention_dropped_come_back_with_an_equal_read(
+    view: tuple[SqlAvailabilityView, str],
+) -> None:
+    store, prop = view
+    read = {ROOM_TYPE: {D1: 2, D2: 2}}
+    store.save_read(prop, T0, read)
+    store.forget_before(prop, D2)
+    assert store.read_nights(prop, ROOM_TYPE, [D1]) == {}
+    store.save_read(prop, T0 + timedelta(seconds=10), read)
+    assert view_row(store, prop).free_rooms == 2
+
+
 def view_row(store: SqlAvailabilityView, prop: str) -> ViewNight:
     return store.read_nights(prop, ROOM_TYPE, [D1])[D1]
 

@@ -28,6 +28,7 @@ from roomsync.settings import Settings
 
 STORE_TABLES = {
     "activity_weight",
+    "availability_read_mark",
     "property",
     "night_history",
     "token",

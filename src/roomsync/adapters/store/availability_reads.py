@@ -7,22 +7,30 @@ over the read's range, and ``held`` is recounted only where a hold may count (re
 was a quarter of a replica's CPU, issue 26). The range's rows are locked first, in (room type,
 night) order as every writer of the view locks them, so no other read lands between the
 comparison and the write.
+
+A poll's read is most often the one before it again. The digest of the last whole-range read
+saved (``availability_read_mark``, one row per property) tells that without reading the 1,460 rows
+back: such a read only dates the range. The mark is locked first by every save, so two saves of a
+property never interleave; a read of some nights only, and the retention that drops past nights,
+delete it, so an equal digest always means equal rows.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from roomsync.adapters.store._sql import insert_for, write_tx
-from roomsync.adapters.store.tables import AVAILABILITY_HOLD, AVAILABILITY_VIEW
+from roomsync.adapters.store.tables import AVAILABILITY_HOLD, AVAILABILITY_READ_MARK, AVAILABILITY_VIEW
 
 V = AVAILABILITY_VIEW.c
 H = AVAILABILITY_HOLD.c
+M = AVAILABILITY_READ_MARK.c
 
 
 def save_read(
@@ -44,9 +52,27 @@ def save_read(
     # date nights the read never saw, so each night of such a read is written as it came
     one_range = all(len(nights) == span for nights in reads.values())
     in_range = sa.and_(V.property_id == property_id, V.room_type_id.in_(types), V.night.between(first, last))
+    texts = _texts(ids)
     with write_tx(engine) as conn:
-        stored: dict[tuple[int, date], tuple[int, str | None]] = {}
-        if one_range:
+        mark = conn.execute(
+            sa.select(AVAILABILITY_READ_MARK).where(M.property_id == property_id).with_for_update()
+        ).one_or_none()
+        if not one_range:
+            if mark is not None:
+                conn.execute(sa.delete(AVAILABILITY_READ_MARK).where(M.property_id == property_id))
+            _write_rows(conn, property_id, read_at, free_rooms, ids, texts, reads, {}, dated=None)
+            recount_range(conn, property_id, types, first, last)
+            return
+        types_text = ",".join(str(t) for t in types)
+        digest = read_digest(free_rooms, ids, texts, reads)
+        if mark is not None and (mark.room_type_ids, mark.first_night, mark.last_night, mark.digest) == (
+            types_text,
+            first,
+            last,
+            digest,
+        ):
+            _date_range(conn, in_range, read_at)
+        else:
             found = conn.execute(
                 sa.select(V.room_type_id, V.night, V.free_rooms, V.free_room_ids)
                 .where(in_range)
@@ -54,25 +80,85 @@ def save_read(
                 .with_for_update()
             )
             stored = {(t, night): (free, text) for t, night, free, text in found}
-        changed = _changed_rows(property_id, read_at, free_rooms, ids, reads, stored)
-        if changed:
-            stmt = insert_for(conn, AVAILABILITY_VIEW)
-            stmt = stmt.on_conflict_do_update(
-                index_elements=[V.property_id, V.room_type_id, V.night],
-                set_={
-                    name: stmt.excluded[name] for name in ("free_rooms", "read_at", "stale", "free_room_ids")
-                },
-                # a slower read that started earlier must not overwrite a newer one
-                where=AVAILABILITY_VIEW.c.read_at <= stmt.excluded.read_at,
-            )
-            conn.execute(stmt, changed)
-        if one_range and len(changed) < span * len(types):
-            conn.execute(
-                sa.update(AVAILABILITY_VIEW)
-                .where(in_range, V.read_at <= read_at)
-                .values(read_at=read_at, stale=False)
-            )
+            _write_rows(conn, property_id, read_at, free_rooms, ids, texts, reads, stored, dated=in_range)
+        if mark is None or _aware(mark.read_at) <= read_at:
+            # an older read saved after a newer one changed no row the newer one wrote
+            values = {
+                "room_type_ids": types_text,
+                "first_night": first,
+                "last_night": last,
+                "digest": digest,
+                "read_at": read_at,
+            }
+            stmt = insert_for(conn, AVAILABILITY_READ_MARK).values(property_id=property_id, **values)
+            conn.execute(stmt.on_conflict_do_update(index_elements=[M.property_id], set_=values))
         recount_range(conn, property_id, types, first, last)
+
+
+def read_digest(
+    free_rooms: Mapping[int, Mapping[date, int]],
+    ids: Mapping[int, Mapping[date, frozenset[int]]],
+    texts: Mapping[frozenset[int] | None, str | None],
+    reads: Mapping[int, list[date]],
+) -> str:
+    """A digest of what a read says night by night (free rooms and their ids), in view order."""
+    parts = []
+    for room_type_id in sorted(reads):
+        per_night, type_ids = free_rooms[room_type_id], ids.get(room_type_id, {})
+        parts.append(f"#{room_type_id}")
+        parts.extend(f"{per_night[night]}:{texts[type_ids.get(night)]}" for night in reads[room_type_id])
+    return hashlib.blake2b("\n".join(parts).encode(), digest_size=16).hexdigest()
+
+
+def _texts(ids: Mapping[int, Mapping[date, frozenset[int]]]) -> dict[frozenset[int] | None, str | None]:
+    """The text form of every set of room ids of a read (its nights share a few sets)."""
+    texts: dict[frozenset[int] | None, str | None] = {None: None}
+    for per_night in ids.values():
+        for room_ids in per_night.values():
+            if room_ids not in texts:
+                texts[room_ids] = ids_text(room_ids)
+    return texts
+
+
+def _write_rows(
+    conn: Connection,
+    property_id: str,
+    read_at: datetime,
+    free_rooms: Mapping[int, Mapping[date, int]],
+    ids: Mapping[int, Mapping[date, frozenset[int]]],
+    texts: Mapping[frozenset[int] | None, str | None],
+    reads: Mapping[int, list[date]],
+    stored: Mapping[tuple[int, date], tuple[int, str | None]],
+    *,
+    dated: sa.ColumnElement[bool] | None,
+) -> None:
+    """Upsert the rows that differ from ``stored``; the rest of the ``dated`` range (a
+    whole-range read's) take the read's ``read_at``."""
+    changed = _changed_rows(property_id, read_at, free_rooms, ids, texts, reads, stored)
+    if changed:
+        stmt = insert_for(conn, AVAILABILITY_VIEW)
+        stmt = stmt.on_conflict_do_update(
+            index_elements=[V.property_id, V.room_type_id, V.night],
+            set_={name: stmt.excluded[name] for name in ("free_rooms", "read_at", "stale", "free_room_ids")},
+            # a slower read that started earlier must not overwrite a newer one
+            where=AVAILABILITY_VIEW.c.read_at <= stmt.excluded.read_at,
+        )
+        conn.execute(stmt, changed)
+    if dated is not None and len(changed) < sum(len(nights) for nights in reads.values()):
+        _date_range(conn, dated, read_at)
+
+
+def _date_range(conn: Connection, in_range: sa.ColumnElement[bool], read_at: datetime) -> None:
+    """The rows of the read's range take its ``read_at`` (they say what it said)."""
+    conn.execute(
+        sa.update(AVAILABILITY_VIEW)
+        .where(in_range, V.read_at <= read_at)
+        .values(read_at=read_at, stale=False)
+    )
+
+
+def _aware(at: datetime) -> datetime:
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
 
 
 def _changed_rows(
@@ -80,19 +166,16 @@ def _changed_rows(
     read_at: datetime,
     free_rooms: Mapping[int, Mapping[date, int]],
     ids: Mapping[int, Mapping[date, frozenset[int]]],
+    texts: Mapping[frozenset[int] | None, str | None],
     reads: Mapping[int, list[date]],
     stored: Mapping[tuple[int, date], tuple[int, str | None]],
 ) -> list[dict[str, Any]]:
     """The view rows of a read whose free rooms differ from what the view holds, in lock order."""
     changed = []
-    texts: dict[frozenset[int] | None, str | None] = {}  # the nights of a read share their sets
     for room_type_id in sorted(reads):
         per_night, type_ids = free_rooms[room_type_id], ids.get(room_type_id, {})
         for night in reads[room_type_id]:
-            room_ids = type_ids.get(night)
-            if room_ids not in texts:
-                texts[room_ids] = ids_text(room_ids)
-            now = (per_night[night], texts[room_ids])
+            now = (per_night[night], texts[type_ids.get(night)])
             if stored.get((room_type_id, night)) != now:
                 changed.append(
                     {

@@ -35,7 +35,12 @@ from sqlalchemy.engine import Connection, Engine
 
 from roomsync.adapters.store._sql import read_tx, write_tx
 from roomsync.adapters.store.availability_reads import ids_of, recount_range, save_read
-from roomsync.adapters.store.tables import AVAILABILITY_HOLD, AVAILABILITY_VIEW, CHANNEL_RESERVATION
+from roomsync.adapters.store.tables import (
+    AVAILABILITY_HOLD,
+    AVAILABILITY_READ_MARK,
+    AVAILABILITY_VIEW,
+    CHANNEL_RESERVATION,
+)
 
 V = AVAILABILITY_VIEW.c
 H = AVAILABILITY_HOLD.c
@@ -305,6 +310,13 @@ class SqlAvailabilityView:
     def forget_before(self, property_id: str, first_kept_night: date) -> None:
         """Drop view rows and holds of nights before ``first_kept_night`` (they can no longer be sold)."""
         with write_tx(self._engine) as conn:
+            # first, as every save of a read locks it first: a mark must not vouch for dropped rows
+            conn.execute(
+                sa.delete(AVAILABILITY_READ_MARK).where(
+                    AVAILABILITY_READ_MARK.c.property_id == property_id,
+                    AVAILABILITY_READ_MARK.c.first_night < first_kept_night,
+                )
+            )
             conn.execute(
                 sa.delete(AVAILABILITY_HOLD).where(H.property_id == property_id, H.night < first_kept_night)
             )

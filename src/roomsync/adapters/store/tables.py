@@ -452,6 +452,21 @@ class ActivityWeightRow(StoreModel, table=True):
     updated_at: datetime = _utc()
 
 
+class AvailabilityReadMarkRow(StoreModel, table=True):
+    """What the last whole-range PMS read saved into ``availability_view`` said, as a digest: a
+    poll whose read says the same (most of them) dates the rows without reading them back."""
+
+    __tablename__ = "availability_read_mark"
+    property_id: str = Field(primary_key=True)
+    room_type_ids: str
+    """The read's room types, comma-separated in ascending order."""
+    first_night: date
+    last_night: date
+    digest: str
+    """``availability_reads.read_digest`` of the read's free rooms and room ids."""
+    read_at: datetime = _utc()
+
+
 METADATA = StoreModel.metadata
 TABLES = METADATA.tables
 
@@ -482,3 +497,4 @@ PENDING_PUSH = TABLES["pending_push"]
 PENDING_PUSH_NIGHT = TABLES["pending_push_night"]
 PROPERTY = TABLES["property"]
 ACTIVITY_WEIGHT = TABLES["activity_weight"]
+AVAILABILITY_READ_MARK = TABLES["availability_read_mark"]
