@@ -38,6 +38,7 @@ from roomsync.adapters.store.calendar_ledger import SqlCalendarLedger
 from roomsync.adapters.store.channel_prices import SqlChannelPriceLedger
 from roomsync.adapters.store.db_calls import DbCalls
 from roomsync.adapters.store.dead_letters import SqlDeadLetterStore
+from roomsync.adapters.store.gauge_reads import SqlGaugeReads
 from roomsync.adapters.store.inbox import SqlWebhookInbox
 from roomsync.adapters.store.inbox_sweep import SqlInboxSweep
 from roomsync.adapters.store.listing_state import SqlListingStateStore
@@ -252,6 +253,7 @@ class Store:
         self.availability_view = SqlAvailabilityView(engine)
         self.webhook_records = SqlWebhookRecords(engine)
         self.inbox_sweep = SqlInboxSweep(engine)
+        self.gauge_reads = SqlGaugeReads(engine)
         self.db_calls = DbCalls(engine)
         """Where the webhook side runs its blocking store calls (one thread per SQLite file)."""
         self.checkpointer: WalCheckpointer | None = None

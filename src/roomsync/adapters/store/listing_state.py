@@ -40,7 +40,7 @@ class SqlListingStateStore:
         )
         with read_tx(self._engine) as conn:
             row = conn.execute(query).one_or_none()
-        return ListingState(listing=listing) if row is None else _state(row._mapping)
+        return ListingState(listing=listing) if row is None else listing_state_of_row(row._mapping)
 
     def list_listing_states(self, property_id: str) -> list[ListingState]:
         query = (
@@ -48,7 +48,7 @@ class SqlListingStateStore:
         )
         with read_tx(self._engine) as conn:
             rows = conn.execute(query).all()
-        return [_state(row._mapping) for row in rows]
+        return [listing_state_of_row(row._mapping) for row in rows]
 
     def set_paused(self, listing: ListingKey, paused: bool, reason: str | None = None) -> None:
         self._set(listing, paused=paused, pause_reason=reason if paused else None)
@@ -81,6 +81,6 @@ class SqlListingStateStore:
             )
 
 
-def _state(values: Any) -> ListingState:
+def listing_state_of_row(values: Any) -> ListingState:
     listing = ListingKey(values["property_id"], values["account_id"], values["listing_id"])
     return ListingState(listing=listing, **{name: values[name] for name in FIELDS})

@@ -75,7 +75,7 @@ class SqlMappingStore:
             ).all()
         return Mapping(
             currency=currency,
-            listings=tuple(_listing(row._mapping) for row in listings),
+            listings=tuple(listing_of_row(row._mapping) for row in listings),
             connected=tuple(_push(row._mapping) for row in pushes),
         )
 
@@ -100,7 +100,7 @@ def _listing_row(property_id: str, position: int, entry: ListingMapping) -> dict
     }
 
 
-def _listing(values: Any) -> ListingMapping:
+def listing_of_row(values: Any) -> ListingMapping:
     rules = values["availability_rules"]
     return ListingMapping(
         room_type_id=values["room_type_id"],

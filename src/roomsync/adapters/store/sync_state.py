@@ -114,12 +114,8 @@ class SqlSyncState:
     def listing_facts(self, property_id: str) -> dict[ListingKey, ListingFacts]:
         with read_tx(self._engine) as conn:
             rows = conn.execute(sa.select(LISTING_FACT).where(F.property_id == property_id)).all()
-        found: dict[ListingKey, ListingFacts] = {}
-        for row in rows:
-            m = row._mapping
-            key = ListingKey(m["property_id"], m["account_id"], m["listing_id"])
-            found[key] = ListingFacts(key, m["missing"], m["total_inventory_count"], m["read_at"])
-        return found
+        facts = (listing_facts_of_row(row._mapping) for row in rows)
+        return {f.listing: f for f in facts}
 
     def save_listing_facts(self, facts: Sequence[ListingFacts]) -> int:
         if not facts:
@@ -212,3 +208,8 @@ def _where(listing: ListingKey) -> sa.ColumnElement[bool]:
         D.account_id == listing.account_id,
         D.listing_id == listing.listing_id,
     )
+
+
+def listing_facts_of_row(m: Any) -> ListingFacts:
+    key = ListingKey(m["property_id"], m["account_id"], m["listing_id"])
+    return ListingFacts(key, m["missing"], m["total_inventory_count"], m["read_at"])

@@ -10,7 +10,7 @@ Failed events stay until a person deals with them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import date, datetime
 from decimal import Decimal
@@ -200,15 +200,9 @@ class SqlWebhookRecords:
             .group_by(I.status)
         )
         with read_tx(self._engine) as conn:
-            found = {status: (count, oldest) for status, count, oldest in conn.execute(query).all()}
-        oldest_open = [_aware(found[s][1]) for s in OPEN if s in found]
-        return InboxBacklog(
-            pending=found.get(InboxStatus.PENDING.value, (0, None))[0],
-            processing=found.get(InboxStatus.PROCESSING.value, (0, None))[0],
-            failed=found.get(InboxStatus.FAILED.value, (0, None))[0],
-            refused=found.get(InboxStatus.REFUSED.value, (0, None))[0],
-            oldest_open_received_at=min((o for o in oldest_open if o is not None), default=None),
-        )
+            return backlog_of(
+                {status: (count, oldest) for status, count, oldest in conn.execute(query).all()}
+            )
 
     def forget_processed_before(self, property_id: str, before: datetime) -> int:
         """Delete the done inbox events received, and the guest-check answers given, before
@@ -267,3 +261,15 @@ def _aware(value: Any) -> datetime | None:
     if isinstance(value, datetime):
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
     raise TypeError(f"unexpected timestamp {value!r}")
+
+
+def backlog_of(found: Mapping[str, tuple[int, Any]]) -> InboxBacklog:
+    """The backlog of the not-done events' count and oldest ``received_at`` per status."""
+    oldest_open = [_aware(found[s][1]) for s in OPEN if s in found]
+    return InboxBacklog(
+        pending=found.get(InboxStatus.PENDING.value, (0, None))[0],
+        processing=found.get(InboxStatus.PROCESSING.value, (0, None))[0],
+        failed=found.get(InboxStatus.FAILED.value, (0, None))[0],
+        refused=found.get(InboxStatus.REFUSED.value, (0, None))[0],
+        oldest_open_received_at=min((o for o in oldest_open if o is not None), default=None),
+    )

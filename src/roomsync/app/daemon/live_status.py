@@ -10,10 +10,11 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 
 from roomsync.adapters.store import Store
+from roomsync.adapters.store.gauge_reads import GaugeFacts
 from roomsync.app.daemon import run_kinds
 from roomsync.app.daemon.health import HealthLog
 from roomsync.app.daemon.jobs import JobRecord
-from roomsync.app.daemon.observe import GaugeState, set_budget_gauges, set_listing_gauges, set_store_gauges
+from roomsync.app.daemon.observe import GaugeState, set_budget_gauges, set_store_gauges
 from roomsync.app.daemon.planner import Planner
 from roomsync.app.daemon.status import collect_status, schedule_from_plan
 from roomsync.app.daemon_view import JobStatus, PropertyStatus
@@ -21,15 +22,26 @@ from roomsync.metrics import Metrics
 
 
 def refresh_gauges(
-    metrics: Metrics, gauges: GaugeState, planner: Planner, store: Store, *, budget_only: bool = False
+    metrics: Metrics,
+    gauges: GaugeState,
+    planner: Planner,
+    store: Store,
+    *,
+    budget: bool = True,
+    facts: GaugeFacts | None = None,
+    budget_only: bool = False,
 ) -> None:
-    """Budget, dead letters, inbox and listing gauges from the store (no request); the budget's
-    alone with ``budget_only``."""
-    set_budget_gauges(metrics, gauges, planner.gate.snapshot(), planner.reserves)
+    """The budget's gauges (unless ``budget`` is False), then the dead letters, inbox and listing
+    gauges from ``facts`` (read from the store when not given); the budget's alone with
+    ``budget_only``. No request is sent."""
+    if budget:
+        set_budget_gauges(metrics, gauges, planner.gate.snapshot(), planner.reserves)
     if budget_only:
         return
-    set_store_gauges(metrics, store, planner.property_id, planner.clock())
-    set_listing_gauges(metrics, store, planner.context)
+    pid = planner.property_id
+    if facts is None:
+        facts = store.gauge_reads.gauge_facts([pid])[pid]
+    set_store_gauges(metrics, pid, facts, planner.clock())
 
 
 def job_statuses(

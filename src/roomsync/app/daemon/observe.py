@@ -3,8 +3,9 @@
 * :class:`RequestMeter` is the clients' request hook: every HTTP request counted by operation and
   status, its latency observed, and authentication failures noticed (for the metric and readyz).
 * :func:`set_budget_gauges` and :func:`set_store_gauges` (called by ``live_status.refresh_gauges``)
-  set the gauges that describe stored state (budget, dead letters, inbox), from the store, before
-  each scrape and after each job; they send no request.
+  set the gauges that describe stored state (budget, dead letters, inbox, listings), from the
+  store: the budget's after each job, all of them before each scrape (the replica reads the
+  store for all its properties at once); they send no request.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from datetime import datetime
 
 from roomsync.adapters.client import RequestRecord
 from roomsync.adapters.store import Store
-from roomsync.app.daemon.status import SYNCED_RESULTS, listing_rows
+from roomsync.adapters.store.gauge_reads import GaugeFacts
+from roomsync.app.daemon.status import SYNCED_RESULTS, listing_rows, rows_of
+from roomsync.app.daemon_view import ListingStatusRow
 from roomsync.app.sync.pauses import pause_label
 from roomsync.core.budget import BudgetSnapshot, Reserves
 from roomsync.core.catalog.types import Priority
@@ -44,7 +47,11 @@ class RequestMeter:
     auth: AuthState = field(default_factory=AuthState)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
+    sent: int = 0
+    """Requests counted so far (what was sent since the budget's gauges were read shows here)."""
+
     def __call__(self, record: RequestRecord) -> None:
+        self.sent += 1
         status = "error" if record.status is None else str(record.status)
         self.metrics.requests.labels(self.property_id, record.operation, status).inc()
         self.metrics.request_seconds.labels(self.property_id, record.operation).observe(record.seconds)
@@ -88,25 +95,31 @@ def set_budget_gauges(
         state.refused_seen[priority] = max(refused, seen)
 
 
-def set_store_gauges(metrics: Metrics, store: Store, property_id: str, now: datetime) -> None:
-    """Dead letters and the inbox, as the store holds them."""
-    metrics.dead_letters.labels(property_id).set(store.dead_letters.count_dead_letters(property_id))
-    backlog = store.webhook_records.inbox_backlog(property_id)
+def set_store_gauges(metrics: Metrics, property_id: str, facts: GaugeFacts, now: datetime) -> None:
+    """Dead letters, the inbox and the listings, as the store holds them (``facts``)."""
+    metrics.dead_letters.labels(property_id).set(facts.dead_letters)
+    backlog = facts.inbox
     metrics.inbox_backlog.labels(property_id).set(backlog.open)
     oldest = backlog.oldest_open_received_at
     age = 0.0 if oldest is None else max((now - oldest).total_seconds(), 0.0)
     metrics.inbox_oldest_age.labels(property_id).set(age)
+    listings = facts.listings if facts.mapped else []
+    set_listing_rows(metrics, property_id, rows_of(property_id, listings, facts.states, facts.facts, {}))
 
 
 PAUSE_LABELS = ("not_connected", "missing", "room_type_missing", "unlinked", "suspend", "revoked", "other")
 
 
 def set_listing_gauges(metrics: Metrics, store: Store, context: PropertyContext) -> None:
-    """Every mapped listing, synced or not, from the store: its last success (0 when it never
-    succeeded, so a listing that never syncs is stale, and an alert can fire, instead of absent)
-    and the count of listings not being synced by reason."""
-    property_id = context.property_id
+    """The listing gauges of one property, read from the store (its start)."""
     _, rows = listing_rows(store, context, {})
+    set_listing_rows(metrics, context.property_id, rows)
+
+
+def set_listing_rows(metrics: Metrics, property_id: str, rows: list[ListingStatusRow]) -> None:
+    """Every mapped listing, synced or not: its last success (0 when it never succeeded, so a
+    listing that never syncs is stale, and an alert can fire, instead of absent) and the count of
+    listings not being synced by reason."""
     not_synced: dict[str, int] = dict.fromkeys(PAUSE_LABELS, 0)
     for row in rows:
         if not row.mapped:

@@ -353,8 +353,11 @@ class Replica:
         return collect_status(self.store, self.contexts[property_id], now)
 
     def refresh_gauges(self) -> None:
-        for daemon in list(self.daemons.values()):
-            daemon.refresh_gauges()
+        """Every property's gauges, from one read of the store for all of them (a scrape)."""
+        daemons = list(self.daemons.values())
+        facts = self.store.gauge_reads.gauge_facts([daemon.property_id for daemon in daemons])
+        for daemon in daemons:
+            daemon.refresh_gauges(facts=facts[daemon.property_id])
 
     def credentials_failing(self) -> str | None:
         for daemon in self.daemons.values():

@@ -43,6 +43,7 @@ from typing import Any
 
 from roomsync.adapters.client import ServiceClient
 from roomsync.adapters.store import Store
+from roomsync.adapters.store.gauge_reads import GaugeFacts
 from roomsync.app.daemon import run_kinds
 from roomsync.app.daemon.debounce import PushDebouncer
 from roomsync.app.daemon.freshness import kinds_read
@@ -131,6 +132,8 @@ class Daemon:
         )
         self.reserves = self.planner.reserves
         self._gauges = GaugeState()
+        self._budget_read_at = -1
+        """The meter's count of requests sent when the budget's gauges were last read."""
         self.schedule = Schedule(self.planner, self._run_scheduled, rng=self.rng, log=self.log)
         self._running: set[asyncio.Task[object]] = set()
         self._stopping = False
@@ -402,12 +405,25 @@ class Daemon:
     def price_fill(self) -> PriceFillStatus:
         return self.planner.price_fill()
 
-    def refresh_gauges(self, *, budget_only: bool = False) -> None:
+    def refresh_gauges(self, *, budget_only: bool = False, facts: GaugeFacts | None = None) -> None:
         """Budget, dead letters, inbox and listing gauges from the store (no request); the
-        budget's alone with ``budget_only``."""
+        budget's alone with ``budget_only``; the rest from ``facts`` when the replica read them
+        for all its properties at once (a scrape). The budget is read again only when a request
+        was sent since it was last read, or its day turned: after each run it was."""
         if not self._clients:
             return
-        refresh_gauges(self.metrics, self._gauges, self.planner, self.store, budget_only=budget_only)
+        sent = self.meter.sent
+        budget = budget_only or sent != self._budget_read_at or self._gauges.day != self.planner.gate.today()
+        self._budget_read_at = sent
+        refresh_gauges(
+            self.metrics,
+            self._gauges,
+            self.planner,
+            self.store,
+            budget=budget,
+            facts=facts,
+            budget_only=budget_only,
+        )
 
     def job_statuses(self) -> list[JobStatus]:
         return job_statuses(self.jobs, self.health, self.planner, self.schedule.next_run)

@@ -11,6 +11,7 @@ the stored budget.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 
 from roomsync.adapters.client.budget_view import current_period
@@ -40,6 +41,7 @@ from roomsync.app.daemon_view import (
 from roomsync.app.sync.pauses import pause_label, pause_reason
 from roomsync.core.activity import ChangeKind
 from roomsync.core.catalog.types import Priority
+from roomsync.core.mapping import ListingMapping
 from roomsync.core.ports import ListingFacts, ListingKey, ListingState
 from roomsync.property_context import PropertyContext
 
@@ -99,9 +101,20 @@ def listing_rows(
     pid = context.property_id
     mapping = store.mappings.load_mapping(pid)
     listed = store.listing_states.list_listing_states(pid)
+    facts = store.sync_state.listing_facts(pid)
+    return mapping is not None, rows_of(pid, mapping.listings if mapping else (), listed, facts, drift)
+
+
+def rows_of(
+    property_id: str,
+    listings: Iterable[ListingMapping],
+    listed: Iterable[ListingState],
+    facts: Mapping[ListingKey, ListingFacts],
+    drift: Mapping[str, int],
+) -> list[ListingStatusRow]:
+    """A row per mapped listing (in the mapping's order), then per listing heard of but not mapped."""
     states: dict[ListingKey, ListingState] = {state.listing: state for state in listed}
     rows: list[ListingStatusRow] = []
-    facts = store.sync_state.listing_facts(pid)
 
     def row(state: ListingState, **extra: object) -> ListingStatusRow:
         key = state.listing.text
@@ -121,13 +134,13 @@ def listing_rows(
             **extra,
         )
 
-    for entry in mapping.listings if mapping else ():
-        listing = entry.listing_key(pid)
+    for entry in listings:
+        listing = entry.listing_key(property_id)
         state = states.pop(listing, None) or ListingState(listing)
         rows.append(row(state, room_type_id=entry.room_type_id, kind=entry.kind.value))
     for state in states.values():  # listings roomsync heard of (webhooks) that are not mapped
         rows.append(row(state, mapped=False))
-    return mapping is not None, rows
+    return rows
 
 
 def collect_status(
