@@ -191,6 +191,16 @@ class PmsPriceCache(Protocol):
         read_at: datetime,
     ) -> None: ...
 
+    def save_prices_of_types(
+        self,
+        property_id: str,
+        prices: Mapping[int, Mapping[date, Decimal]],
+        currency: str,
+        read_at: datetime,
+    ) -> None:
+        """``save_night_prices`` of several room types, in one transaction."""
+        ...
+
     def read_night_prices(
         self, property_id: str, room_type_id: int, first_night: date, last_night: date
     ) -> dict[date, NightPrice]:

@@ -29,6 +29,15 @@ class SqlPmsPriceCache:
         currency: str,
         read_at: datetime,
     ) -> None:
+        self.save_prices_of_types(property_id, {room_type_id: prices}, currency, read_at)
+
+    def save_prices_of_types(
+        self,
+        property_id: str,
+        prices: Mapping[int, Mapping[date, Decimal]],
+        currency: str,
+        read_at: datetime,
+    ) -> None:
         rows = [
             {
                 "property_id": property_id,
@@ -38,7 +47,8 @@ class SqlPmsPriceCache:
                 "currency": currency,
                 "read_at": read_at,
             }
-            for night, price in prices.items()
+            for room_type_id, per_night in prices.items()
+            for night, price in per_night.items()
         ]
         with write_tx(self._engine) as conn:
             upsert_many(conn, PMS_NIGHT_PRICE, rows, key=("property_id", "room_type_id", "night"))

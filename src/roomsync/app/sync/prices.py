@@ -278,5 +278,4 @@ def _save_prices(
     per_type: dict[int, dict[date, Decimal]] = {}
     for (room_type_id, night), price in priced.items():
         per_type.setdefault(room_type_id, {})[night] = price
-    for room_type_id, nights in per_type.items():
-        cache.save_night_prices(property_id, room_type_id, nights, currency, now)
+    cache.save_prices_of_types(property_id, per_type, currency, now)
