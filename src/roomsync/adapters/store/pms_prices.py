@@ -80,7 +80,7 @@ class SqlPmsPriceCache:
                 N.night.between(first_night, last_night),
                 sa.func.upper(N.currency) == currency.upper(),
             )
-            return dict(conn.execute(query).tuples().all())
+            return {night: amount for night, amount in conn.execute(query)}
 
     def save_window_total(self, property_id: str, room_type_id: int, total: WindowTotal) -> None:
         if total.date_from >= total.date_to:
