@@ -16,7 +16,13 @@ def mapping_of(*listing_ids: str) -> dict[str, object]:
     return {
         "currency": "EUR",
         "listing": [
-            {"room_type_id": n, "account_id": "host-1", "listing_id": lid, "kind": "room_type", "currency": "EUR"}
+            {
+                "room_type_id": n,
+                "account_id": "host-1",
+                "listing_id": lid,
+                "kind": "room_type",
+                "currency": "EUR",
+            }
             for n, lid in enumerate(listing_ids, start=1)
         ],
     }

@@ -18,9 +18,9 @@ delete it, so an equal digest always means equal rows.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
@@ -41,18 +41,17 @@ def save_read(
     free_room_ids: Mapping[int, Mapping[date, frozenset[int]]] | None,
 ) -> None:
     """Record a PMS read that started at ``read_at`` (see the module docstring)."""
-    reads = {t: sorted(per_night) for t, per_night in free_rooms.items() if per_night}
-    if not reads:
+    nights = {t: sorted(per_night) for t, per_night in free_rooms.items() if per_night}
+    if not nights:
         return
-    ids = free_room_ids or {}
-    types = sorted(reads)
-    first, last = min(n[0] for n in reads.values()), max(n[-1] for n in reads.values())
+    read = _Read(property_id, read_at, free_rooms, free_room_ids or {}, nights)
+    types = sorted(nights)
+    first, last = min(n[0] for n in nights.values()), max(n[-1] for n in nights.values())
     span = (last - first).days + 1
     # a poll's read is one range of nights for every room type; were it not, the range would
     # date nights the read never saw, so each night of such a read is written as it came
-    one_range = all(len(nights) == span for nights in reads.values())
+    one_range = all(len(per_type) == span for per_type in nights.values())
     in_range = sa.and_(V.property_id == property_id, V.room_type_id.in_(types), V.night.between(first, last))
-    texts = _texts(ids)
     with write_tx(engine) as conn:
         mark = conn.execute(
             sa.select(AVAILABILITY_READ_MARK).where(M.property_id == property_id).with_for_update()
@@ -60,17 +59,16 @@ def save_read(
         if not one_range:
             if mark is not None:
                 conn.execute(sa.delete(AVAILABILITY_READ_MARK).where(M.property_id == property_id))
-            _write_rows(conn, property_id, read_at, free_rooms, ids, texts, reads, {}, dated=None)
+            _write_rows(conn, read, {}, dated=None)
             recount_range(conn, property_id, types, first, last)
             return
-        types_text = ",".join(str(t) for t in types)
-        digest = read_digest(free_rooms, ids, texts, reads)
-        if mark is not None and (mark.room_type_ids, mark.first_night, mark.last_night, mark.digest) == (
-            types_text,
-            first,
-            last,
-            digest,
-        ):
+        said = {
+            "room_type_ids": ",".join(str(t) for t in types),
+            "first_night": first,
+            "last_night": last,
+            "digest": read.digest(),
+        }
+        if mark is not None and all(getattr(mark, name) == value for name, value in said.items()):
             _date_range(conn, in_range, read_at)
         else:
             found = conn.execute(
@@ -80,61 +78,65 @@ def save_read(
                 .with_for_update()
             )
             stored = {(t, night): (free, text) for t, night, free, text in found}
-            _write_rows(conn, property_id, read_at, free_rooms, ids, texts, reads, stored, dated=in_range)
+            _write_rows(conn, read, stored, dated=in_range)
         if mark is None or _aware(mark.read_at) <= read_at:
             # an older read saved after a newer one changed no row the newer one wrote
-            values = {
-                "room_type_ids": types_text,
-                "first_night": first,
-                "last_night": last,
-                "digest": digest,
-                "read_at": read_at,
-            }
+            values = said | {"read_at": read_at}
             stmt = insert_for(conn, AVAILABILITY_READ_MARK).values(property_id=property_id, **values)
             conn.execute(stmt.on_conflict_do_update(index_elements=[M.property_id], set_=values))
         recount_range(conn, property_id, types, first, last)
 
 
-def read_digest(
-    free_rooms: Mapping[int, Mapping[date, int]],
-    ids: Mapping[int, Mapping[date, frozenset[int]]],
-    texts: Mapping[frozenset[int] | None, str | None],
-    reads: Mapping[int, list[date]],
-) -> str:
-    """A digest of what a read says night by night (free rooms and their ids), in view order."""
-    parts = []
-    for room_type_id in sorted(reads):
-        per_night, type_ids = free_rooms[room_type_id], ids.get(room_type_id, {})
-        parts.append(f"#{room_type_id}")
-        parts.extend(f"{per_night[night]}:{texts[type_ids.get(night)]}" for night in reads[room_type_id])
-    return hashlib.blake2b("\n".join(parts).encode(), digest_size=16).hexdigest()
+@dataclass(frozen=True)
+class _Read:
+    """A PMS read being saved: free rooms (and their ids) per room type of its ``nights``."""
 
+    property_id: str
+    read_at: datetime
+    free_rooms: Mapping[int, Mapping[date, int]]
+    ids: Mapping[int, Mapping[date, frozenset[int]]]
+    nights: Mapping[int, list[date]]
 
-def _texts(ids: Mapping[int, Mapping[date, frozenset[int]]]) -> dict[frozenset[int] | None, str | None]:
-    """The text form of every set of room ids of a read (its nights share a few sets)."""
-    texts: dict[frozenset[int] | None, str | None] = {None: None}
-    for per_night in ids.values():
-        for room_ids in per_night.values():
-            if room_ids not in texts:
-                texts[room_ids] = ids_text(room_ids)
-    return texts
+    def rows(self) -> Iterator[tuple[int, date, int, str | None]]:
+        """(room type, night, free rooms, their ids as text) in the view's lock order."""
+        texts: dict[frozenset[int] | None, str | None] = {None: None}  # the nights share a few sets
+        for room_type_id in sorted(self.nights):
+            per_night, type_ids = self.free_rooms[room_type_id], self.ids.get(room_type_id, {})
+            for night in self.nights[room_type_id]:
+                room_ids = type_ids.get(night)
+                if room_ids not in texts:
+                    texts[room_ids] = ids_text(room_ids)
+                yield room_type_id, night, per_night[night], texts[room_ids]
+
+    def digest(self) -> str:
+        """What the read says night by night, as a digest."""
+        text = "\n".join(f"{t}:{night.toordinal()}:{free}:{ids}" for t, night, free, ids in self.rows())
+        return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
 def _write_rows(
     conn: Connection,
-    property_id: str,
-    read_at: datetime,
-    free_rooms: Mapping[int, Mapping[date, int]],
-    ids: Mapping[int, Mapping[date, frozenset[int]]],
-    texts: Mapping[frozenset[int] | None, str | None],
-    reads: Mapping[int, list[date]],
+    read: _Read,
     stored: Mapping[tuple[int, date], tuple[int, str | None]],
     *,
     dated: sa.ColumnElement[bool] | None,
 ) -> None:
-    """Upsert the rows that differ from ``stored``; the rest of the ``dated`` range (a
-    whole-range read's) take the read's ``read_at``."""
-    changed = _changed_rows(property_id, read_at, free_rooms, ids, texts, reads, stored)
+    """Upsert the rows of ``read`` that differ from ``stored``; the rest of the ``dated`` range
+    (a whole-range read's) take the read's ``read_at``."""
+    changed = [
+        {
+            "property_id": read.property_id,
+            "room_type_id": room_type_id,
+            "night": night,
+            "free_rooms": free,
+            "held": 0,
+            "read_at": read.read_at,
+            "stale": False,
+            "free_room_ids": ids,
+        }
+        for room_type_id, night, free, ids in read.rows()
+        if stored.get((room_type_id, night)) != (free, ids)
+    ]
     if changed:
         stmt = insert_for(conn, AVAILABILITY_VIEW)
         stmt = stmt.on_conflict_do_update(
@@ -144,8 +146,8 @@ def _write_rows(
             where=AVAILABILITY_VIEW.c.read_at <= stmt.excluded.read_at,
         )
         conn.execute(stmt, changed)
-    if dated is not None and len(changed) < sum(len(nights) for nights in reads.values()):
-        _date_range(conn, dated, read_at)
+    if dated is not None and len(changed) < sum(len(nights) for nights in read.nights.values()):
+        _date_range(conn, dated, read.read_at)
 
 
 def _date_range(conn: Connection, in_range: sa.ColumnElement[bool], read_at: datetime) -> None:
@@ -159,37 +161,6 @@ def _date_range(conn: Connection, in_range: sa.ColumnElement[bool], read_at: dat
 
 def _aware(at: datetime) -> datetime:
     return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
-
-
-def _changed_rows(
-    property_id: str,
-    read_at: datetime,
-    free_rooms: Mapping[int, Mapping[date, int]],
-    ids: Mapping[int, Mapping[date, frozenset[int]]],
-    texts: Mapping[frozenset[int] | None, str | None],
-    reads: Mapping[int, list[date]],
-    stored: Mapping[tuple[int, date], tuple[int, str | None]],
-) -> list[dict[str, Any]]:
-    """The view rows of a read whose free rooms differ from what the view holds, in lock order."""
-    changed = []
-    for room_type_id in sorted(reads):
-        per_night, type_ids = free_rooms[room_type_id], ids.get(room_type_id, {})
-        for night in reads[room_type_id]:
-            now = (per_night[night], texts[type_ids.get(night)])
-            if stored.get((room_type_id, night)) != now:
-                changed.append(
-                    {
-                        "property_id": property_id,
-                        "room_type_id": room_type_id,
-                        "night": night,
-                        "free_rooms": now[0],
-                        "held": 0,
-                        "read_at": read_at,
-                        "stale": False,
-                        "free_room_ids": now[1],
-                    }
-                )
-    return changed
 
 
 def recount_range(

@@ -463,7 +463,7 @@ class AvailabilityReadMarkRow(StoreModel, table=True):
     first_night: date
     last_night: date
     digest: str
-    """``availability_reads.read_digest`` of the read's free rooms and room ids."""
+    """A digest of what the read said night by night: free rooms and their ids (``availability_reads``)."""
     read_at: datetime = _utc()
 
 
