@@ -63,11 +63,17 @@ def _bad_values_as_value_error() -> Iterator[None]:
 
 def insert_for(conn: Connection, table: sa.Table) -> postgresql.Insert | sqlite.Insert:
     """An INSERT that supports ``ON CONFLICT`` on the connection's dialect."""
-    if conn.dialect.name == "postgresql":
+    return insert_on(conn.dialect.name, table)
+
+
+def insert_on(dialect: str, table: sa.Table) -> postgresql.Insert | sqlite.Insert:
+    """An INSERT that supports ``ON CONFLICT`` on ``dialect`` (for statements built once per
+    dialect and kept)."""
+    if dialect == "postgresql":
         return postgresql.insert(table)
-    if conn.dialect.name == "sqlite":
+    if dialect == "sqlite":
         return sqlite.insert(table)
-    raise RuntimeError(f"the store supports SQLite and PostgreSQL, not {conn.dialect.name}")
+    raise RuntimeError(f"the store supports SQLite and PostgreSQL, not {dialect}")
 
 
 def upsert_many(
@@ -92,7 +98,7 @@ def _upsert_statement(
 ) -> postgresql.Insert | sqlite.Insert:
     """Built once per shape: building it (its ``excluded`` alias, its cache key) for every call
     cost more than the statement's own work on the small batches most callers write (issue 26)."""
-    stmt = postgresql.insert(table) if dialect == "postgresql" else sqlite.insert(table)
+    stmt = insert_on(dialect, table)
     updated = {name: stmt.excluded[name] for name in columns if name not in key}
     return stmt.on_conflict_do_update(index_elements=list(key), set_=updated)
 

@@ -20,12 +20,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from roomsync.adapters.store._sql import insert_for, write_tx
+from roomsync.adapters.store._sql import insert_for, upsert_many, write_tx
 from roomsync.adapters.store.tables import AVAILABILITY_HOLD, AVAILABILITY_READ_MARK, AVAILABILITY_VIEW
 
 V = AVAILABILITY_VIEW.c
@@ -79,11 +79,10 @@ def save_read(
             )
             stored = {(t, night): (free, text) for t, night, free, text in found}
             _write_rows(conn, read, stored, dated=in_range)
-        if mark is None or _aware(mark.read_at) <= read_at:
+        if mark is None or mark.read_at <= read_at:
             # an older read saved after a newer one changed no row the newer one wrote
-            values = said | {"read_at": read_at}
-            stmt = insert_for(conn, AVAILABILITY_READ_MARK).values(property_id=property_id, **values)
-            conn.execute(stmt.on_conflict_do_update(index_elements=[M.property_id], set_=values))
+            mark_row = {"property_id": property_id, "read_at": read_at} | said
+            upsert_many(conn, AVAILABILITY_READ_MARK, [mark_row], key=("property_id",))
         recount_range(conn, property_id, types, first, last)
 
 
@@ -157,10 +156,6 @@ def _date_range(conn: Connection, in_range: sa.ColumnElement[bool], read_at: dat
         .where(in_range, V.read_at <= read_at)
         .values(read_at=read_at, stale=False)
     )
-
-
-def _aware(at: datetime) -> datetime:
-    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
 
 
 def recount_range(

@@ -15,10 +15,9 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 
-from roomsync.adapters.store._sql import insert_for, read_tx, write_tx
+from roomsync.adapters.store._sql import insert_for, insert_on, read_tx, write_tx
 from roomsync.adapters.store.tables import BUDGET_DAY
 from roomsync.core.budget import BudgetSnapshot, Reserves, ServerLimits
 from roomsync.core.catalog.types import Priority
@@ -64,8 +63,7 @@ def _spend_statement(priority: Priority) -> sa.Update:
 @functools.cache
 def _observe_statement(dialect: str) -> Any:
     """The server's count of the day's requests, kept (see ``observe_server``), on ``dialect``."""
-    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    stmt = insert(BUDGET_DAY).values(
+    stmt = insert_on(dialect, BUDGET_DAY).values(
         {column.name: sa.bindparam(f"b_{column.name}") for column in BUDGET_DAY.c}
     )
     return stmt.on_conflict_do_update(
