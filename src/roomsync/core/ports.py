@@ -207,11 +207,17 @@ class PmsPriceCache(Protocol):
         """Cached nightly prices of ``first_night..last_night`` (both included)."""
         ...
 
-    def read_prices_in(
-        self, property_id: str, room_type_id: int, first_night: date, last_night: date, currency: str
-    ) -> dict[date, Decimal]:
-        """The cached prices of ``first_night..last_night`` in ``currency`` (any case), alone: what
-        every run reads for its whole horizon."""
+    def read_prices_of_types(
+        self,
+        property_id: str,
+        room_type_ids: Collection[int],
+        first_night: date,
+        last_night: date,
+        currency: str,
+    ) -> dict[int, dict[date, Decimal]]:
+        """The cached prices per room type of ``first_night..last_night`` in ``currency`` (any
+        case), alone: what every run reads for its whole horizon (every type of ``room_type_ids``
+        is a key, with no nights when none is cached)."""
         ...
 
     def save_window_total(self, property_id: str, room_type_id: int, total: WindowTotal) -> None: ...

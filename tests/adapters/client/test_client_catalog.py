@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import re
 import typing
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from client_harness import FIXED_NOW, ClientFactory, Control
 from pydantic_xml import RootXmlModel
 
 from roomsync.adapters.client import FatalError, NotFoundError, ServiceClient
+from roomsync.core.api.pms.availability import RoomAvailabilityRequest
 from roomsync.core.catalog import OPERATIONS, Operation, by_name
 
 
@@ -99,3 +101,32 @@ async def test_every_operation_against_the_emulator(
         assert {entry["status"] for entry in mine} == {refused.get(op.name, 200)}, op.name
     # Nothing was retried or sent twice: one request per step (the first step got the token).
     assert client.requests_sent.total == log["total"] == len(STEPS)
+
+
+@pytest.mark.parametrize("fmt", ["json", "xml"])
+async def test_a_digested_read_tells_an_answer_again_by_its_bytes(
+    make_client: ClientFactory, control: Control, fmt: str
+) -> None:
+    """``room_availability_digested`` (a poll's read, issue 26): the same answer has the same
+    digest, its model is the plain method's, and a front-desk booking changes the digest."""
+    client = make_client(fmt)
+    first = FIXED_NOW.date()
+    body = RoomAvailabilityRequest(date_from=first, date_to=first + timedelta(days=30), group_dates=1)
+    one = await client.room_availability_digested(body)
+    two = await client.room_availability_digested(body)
+    assert one.digest == two.digest
+    assert two.model() == await client.room_availability(body)
+
+    control.call(
+        "POST",
+        "/pms/book",
+        {
+            "dateFrom": str(first + timedelta(days=2)),
+            "dateTo": str(first + timedelta(days=3)),
+            "lastName": "Digest",
+            "roomTypeId": 1,
+        },
+    )
+    assert (await client.room_availability_digested(body)).digest != one.digest
+    with pytest.raises(ValueError, match="only a read"):
+        await client.call_digested("create_reservation", body=None)

@@ -78,17 +78,25 @@ def test_a_hold_stops_counting_once_a_later_read_can_have_seen_it(
 
 
 @pytest.mark.parametrize(
-    "d3_then", [0, 1], ids=["one night changed: the rows compared", "the same read: told by its digest"]
+    "how",
+    ["compared", "digest", "mark"],
+    ids=[
+        "one night changed: the rows compared",
+        "the same read: told by its digest",
+        "the same answer: dated by its mark",
+    ],
 )
 def test_a_read_that_changed_nothing_still_dates_every_night_and_recounts_the_holds(
-    view: tuple[SqlAvailabilityView, str], d3_then: int
+    view: tuple[SqlAvailabilityView, str], how: str
 ) -> None:
     """The rows a read leaves as they were take its read_at all the same (a guest check asks how
     old the view is), lose a stale mark, and stop counting a hold the read can have seen; a read
-    equal to the last one (its digest, issue 26: no row read back) does exactly the same."""
+    equal to the last one (its digest, issue 26: no row read back) does exactly the same, and so
+    does a poll that dates the range by the mark of the read its answer repeats."""
     store, prop = view
     D3 = D2 + timedelta(days=1)
-    store.save_read(prop, T0, {ROOM_TYPE: {D1: 2, D2: 2, D3: 1}})
+    d3_then = 0 if how == "compared" else 1
+    mark = store.save_read(prop, T0, {ROOM_TYPE: {D1: 2, D2: 2, D3: 1}})
     store.place_holds(prop, "B", ROOM_TYPE, [D2], T0)
     store.settle_holds(prop, "B", [D2], reflected_at=T0 + timedelta(seconds=10))
     assert store.release_holds(prop, "B") == [D2]  # marks D2 stale
@@ -97,7 +105,10 @@ def test_a_read_that_changed_nothing_still_dates_every_night_and_recounts_the_ho
     assert bookable(store, prop, D1) == 1
 
     later = T0 + timedelta(seconds=30)
-    store.save_read(prop, later, {ROOM_TYPE: {D1: 2, D2: 2, D3: d3_then}})
+    if how == "mark":
+        assert mark is not None and store.date_read(prop, later, mark)
+    else:
+        store.save_read(prop, later, {ROOM_TYPE: {D1: 2, D2: 2, D3: d3_then}})
 
     rows = store.read_nights(prop, ROOM_TYPE, [D1, D2, D3])
     assert {n: (r.free_rooms, r.held, r.read_at, r.stale) for n, r in rows.items()} == {
@@ -127,6 +138,25 @@ def test_a_read_of_some_nights_only_makes_the_next_whole_read_compare_again(
     store.save_read(prop, T0 + timedelta(seconds=20), whole)
     rows = store.read_nights(prop, ROOM_TYPE, [D1, D2])
     assert {n: r.free_rooms for n, r in rows.items()} == {D1: 2, D2: 2}
+
+
+def test_a_mark_another_read_replaced_dates_nothing(view: tuple[SqlAvailabilityView, str]) -> None:
+    """A poll dates the view by the mark of the read its answer repeats only while the view still
+    holds that read: after another whole read, or a read of some nights only, it must save."""
+    store, prop = view
+    first = {ROOM_TYPE: {D1: 2, D2: 2}}
+    mark = store.save_read(prop, T0, first)
+    assert mark is not None
+    store.save_read(prop, T0 + timedelta(seconds=10), {ROOM_TYPE: {D1: 1, D2: 2}})
+    assert not store.date_read(prop, T0 + timedelta(seconds=20), mark)
+    row = view_row(store, prop)
+    assert (row.free_rooms, row.read_at) == (1, T0 + timedelta(seconds=10))
+
+    mark = store.save_read(prop, T0 + timedelta(seconds=30), first)
+    assert mark is not None
+    store.save_read(prop, T0 + timedelta(seconds=40), {ROOM_TYPE: {D1: 1}, ROOM_TYPE + 1: {D1: 3, D2: 3}})
+    assert not store.date_read(prop, T0 + timedelta(seconds=50), mark)
+    assert view_row(store, prop).read_at == T0 + timedelta(seconds=40)
 
 
 def test_nights_the_retention_dropped_come_back_with_an_equal_read(

@@ -121,3 +121,31 @@ def test_pms_night_prices_and_window_totals(store: Store, property_id: str) -> N
     assert len(store.pms_prices.read_night_prices(property_id, 4, START, START)) == 1
     store.pms_prices.clear_pms_prices(property_id)
     assert store.pms_prices.read_night_prices(property_id, 4, START, START) == {}
+
+
+def test_a_year_of_prices_read_again_is_what_the_rows_say_after_any_replicas_write(
+    store: Store, second_store: Store, property_id: str
+) -> None:
+    """A replica keeps the prices of the generation it last read (issue 26); a write by another
+    replica, a clear, or a write in another currency is seen by its next read all the same."""
+    last = START + timedelta(days=364)
+    year = {START + timedelta(days=i): Decimal("80.00") + (i // 30) for i in range(365)}
+    both = {3: year, 4: {START: Decimal("5.50")}}
+    store.pms_prices.save_prices_of_types(property_id, both, "EUR", CONFIRMED)
+
+    def read(which: Store) -> dict[int, dict[date, Decimal]]:
+        return which.pms_prices.read_prices_of_types(property_id, [3, 4, 5], START, last, "eur")
+
+    expected = {3: year, 4: {START: Decimal("5.50")}, 5: {}}
+    assert read(store) == expected
+    assert read(store) == expected  # the generation kept
+
+    changed = {START + timedelta(days=40): Decimal("99.99")}
+    second_store.pms_prices.save_night_prices(property_id, 3, changed, "EUR", CONFIRMED)
+    assert read(store) == expected | {3: year | changed}
+
+    second_store.pms_prices.clear_pms_prices(property_id, room_type_id=4)
+    assert read(store) == expected | {3: year | changed, 4: {}}
+    cache = store.pms_prices
+    assert cache.read_prices_of_types(property_id, [3], START, START, "USD") == {3: {}}
+    assert cache.read_prices_of_types(property_id, [3], START, START, "EUR") == {3: {START: year[START]}}

@@ -8,6 +8,8 @@ view.
 
 from __future__ import annotations
 
+import itertools
+from dataclasses import replace
 from datetime import date, timedelta
 from typing import Any
 
@@ -30,9 +32,11 @@ from sync_harness import (
 
 from roomsync.adapters.store import Store
 from roomsync.app.sync import ListingStatus
+from roomsync.app.sync.runs import poll as poll_module
 from roomsync.app.sync.runs.full_sync import sync_property
 from roomsync.app.sync.runs.poll import poll
 from roomsync.core.ports import ListingKey
+from roomsync.core.sync.convert import room_nights
 
 DOUBLES_UNITS = 8
 """The doubles' listing sells at most this many rooms of room type 1 (the scenario's hint)."""
@@ -124,6 +128,51 @@ async def test_a_poll_keeps_the_guests_availability_view_fresh(
         rows = view.read_nights(sync.property_id, room_type_id, per_night)
         assert {night: row.free_rooms for night, row in rows.items()} == per_night, room_type_id
         assert not any(row.stale for row in rows.values())
+
+
+async def test_a_poll_whose_answer_repeats_dates_the_view_or_saves_it_when_the_view_moved_on(
+    emulator: Emulator,
+    control: Control,
+    make_sync: SyncFactory,
+    sqlite_store: Store,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The second of two polls gets the same answer: it takes the free rooms from the property's
+    memo, without decoding the answer, and only dates the view (issue 26). When a read of some
+    nights (a guest's check) has changed the view in between, the next poll with that same answer
+    decodes it and puts the PMS's word back."""
+    decoded: list[int] = []
+
+    def counted(entries: Any) -> Any:
+        decoded.append(1)
+        return room_nights(entries)
+
+    monkeypatch.setattr(poll_module, "room_nights", counted)
+    frozen = await synced(make_sync, sqlite_store, emulator, control)
+    ticks = itertools.count(1)
+    sync = replace(frozen, clock=lambda: frozen.clock() + timedelta(seconds=next(ticks)))  # each poll later
+    view, prop = sqlite_store.availability_view, sync.property_id
+    free = control.free_rooms(FIRST, LAST)
+
+    def view_of(room_type_id: int) -> dict[date, tuple[int, Any]]:
+        rows = view.read_nights(prop, room_type_id, free[room_type_id])
+        return {night: (row.free_rooms, row.read_at) for night, row in rows.items()}
+
+    assert (await poll(sync)).result == "ok"
+    first_read = {read_at for _, read_at in view_of(1).values()}
+    assert len(first_read) == 1 and len(decoded) == 1
+    assert (await poll(sync)).result == "ok"
+    assert len(decoded) == 1
+    dated = view_of(1)
+    assert {n: f for n, (f, _) in dated.items()} == free[1]
+    assert len({read_at for _, read_at in dated.values()} - first_read) == 1
+
+    night = FIRST + timedelta(days=3)
+    view.save_read(prop, sync.clock(), {1: {night: free[1][night] + 5}})  # some nights only
+    assert view_of(1)[night][0] == free[1][night] + 5
+    assert (await poll(sync)).result == "ok"
+    assert {n: f for n, (f, _) in view_of(1).items()} == free[1]
+    assert len(decoded) == 2 and control.counts() == {AVAILABILITY_ROOM: 3}
 
 
 async def test_a_listing_the_ledger_does_not_know_is_left_to_the_full_sync(

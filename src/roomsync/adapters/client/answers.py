@@ -8,7 +8,10 @@ client's secrets before it reaches a message, because a server may echo a passwo
 
 from __future__ import annotations
 
-from typing import Any
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
 
 import httpx
 
@@ -28,7 +31,27 @@ from roomsync.core.catalog.types import Operation
 from roomsync.core.errors import LimitViolation
 from roomsync.settings import Settings
 
-__all__ = ["AnswerReader", "prepared_path_for_message"]
+__all__ = ["AnswerReader", "DigestedAnswer", "answer_digest", "prepared_path_for_message"]
+
+T = TypeVar("T")
+
+
+def answer_digest(content: bytes) -> str:
+    """The digest of an answer's bytes: equal digests, equal answers."""
+    return hashlib.blake2b(content, digest_size=16).hexdigest()
+
+
+@dataclass(frozen=True)
+class DigestedAnswer(Generic[T]):
+    """An answer's digest, its model decoded only when asked: a caller that already holds what
+    an answer of these bytes says need not decode it again (a poll's year of free rooms, issue 26).
+    A body that does not decode raises :class:`UnexpectedResponse` from :meth:`model`."""
+
+    digest: str
+    decode: Callable[[], T] = field(repr=False)
+
+    def model(self) -> T:
+        return self.decode()
 
 
 class AnswerReader:
@@ -61,6 +84,10 @@ class AnswerReader:
                 operation=op.name,
                 status=response.status_code,
             ) from None
+
+    def digested(self, op: Operation, response: httpx.Response) -> DigestedAnswer[Any]:
+        """The digest of a successful ``op``'s answer, its model decoded on demand."""
+        return DigestedAnswer(answer_digest(response.content), lambda: self.decode(op, response))
 
     def error_for(self, op: Operation, verdict: Verdict, response: httpx.Response) -> ServiceError:
         """The error for an answer the client will not retry (refused, missing, failed)."""

@@ -17,6 +17,7 @@ import functools
 import logging
 import ssl
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -24,7 +25,7 @@ import httpx
 from pydantic_xml import BaseXmlModel
 
 from roomsync import __version__
-from roomsync.adapters.client.answers import AnswerReader
+from roomsync.adapters.client.answers import AnswerReader, DigestedAnswer
 from roomsync.adapters.client.auth import Authenticator, StaticKeyAuth, TokenAuth
 from roomsync.adapters.client.config import ConnectionLimits, RetryPolicy, Timeouts, reserves_of
 from roomsync.adapters.client.prepare import Prepared, prepare
@@ -203,6 +204,24 @@ class BaseClient:
         if op.name == "get_usage" and isinstance(result, Usage):
             self._gate.observe_usage(result.used_calls, result.daily_quota)
         return result
+
+    async def call_digested(
+        self,
+        operation: Operation | str,
+        *,
+        params: Mapping[str, object] | None = None,
+        body: BaseXmlModel | None = None,
+        priority: Priority | None = None,
+    ) -> DigestedAnswer[Any]:
+        """:meth:`call` of a read, answered with the digest of the answer's bytes and its model
+        decoded on demand (a write's answer is always wanted: :meth:`call`)."""
+        op = by_name(operation) if isinstance(operation, str) else operation
+        if op.creates or op.response is None:
+            raise ValueError(f"{op.name}: only a read that answers an object is digested")
+        prepared = replace(self._prepare(op, params or {}, body), digest_answer=True)
+        answer = await self._sender.execute(prepared, op.priority if priority is None else priority)
+        assert isinstance(answer, DigestedAnswer)
+        return answer
 
     def _prepare(self, op: Operation, params: Mapping[str, object], body: BaseXmlModel | None) -> Prepared:
         return prepare(op, params, body, channel=self._channel, fmt=self._format)

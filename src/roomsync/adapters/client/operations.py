@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
+from roomsync.adapters.client.answers import DigestedAnswer
 from roomsync.adapters.client.base import BaseClient
 from roomsync.core.api import base, channel, channel_manager, service
 from roomsync.core.api.pms import (
@@ -892,6 +893,19 @@ class ServiceClient(BaseClient):
             availability.RoomAvailabilityList,
             await self.call(_op("room_availability"), body=body, priority=priority),
         ).root
+
+    async def room_availability_digested(
+        self,
+        body: availability.RoomAvailabilityRequest,
+        *,
+        priority: Priority | None = None,
+    ) -> DigestedAnswer[list[availability.RoomAvailability]]:
+        """:meth:`room_availability` as the digest of its answer, decoded on demand (a poll that
+        knows what an answer of that digest says skips decoding it)."""
+        answer = await self.call_digested(_op("room_availability"), body=body, priority=priority)
+        return DigestedAnswer(
+            answer.digest, lambda: _expect(availability.RoomAvailabilityList, answer.model()).root
+        )
 
     async def room_type_availability(
         self,

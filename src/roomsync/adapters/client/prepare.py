@@ -31,6 +31,8 @@ class Prepared:
     content: bytes | None = field(repr=False)  # the token form carries the password
     content_type: str | None
     accept: str
+    digest_answer: bool = False
+    """Answer with a :class:`~roomsync.adapters.client.answers.DigestedAnswer` (decoded on demand)."""
 
 
 def prepare(

@@ -144,6 +144,8 @@ class Sender:
         action = verdict.action
         if action is Action.OK:
             assert isinstance(outcome, httpx.Response)
+            if prepared.digest_answer:
+                return self._answers.digested(op, outcome)
             return self._answers.decode(op, outcome)
         if action in (Action.RETRY, Action.WAIT):
             raise _TryAgain(verdict)

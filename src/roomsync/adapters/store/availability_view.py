@@ -34,7 +34,13 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from roomsync.adapters.store._sql import read_tx, write_tx
-from roomsync.adapters.store.availability_reads import ids_of, recount_range, save_read
+from roomsync.adapters.store.availability_reads import (
+    ReadMark,
+    date_read,
+    ids_of,
+    recount_range,
+    save_read,
+)
 from roomsync.adapters.store.tables import (
     AVAILABILITY_HOLD,
     AVAILABILITY_READ_MARK,
@@ -127,10 +133,16 @@ class SqlAvailabilityView:
         read_at: datetime,
         free_rooms: Mapping[int, Mapping[date, int]],
         free_room_ids: Mapping[int, Mapping[date, frozenset[int]]] | None = None,
-    ) -> None:
+    ) -> ReadMark | None:
         """Record a PMS read that started at ``read_at``: free rooms per room type and night, and
-        which rooms they are (only what changed is rewritten: :mod:`.availability_reads`)."""
-        save_read(self._engine, property_id, read_at, free_rooms, free_room_ids)
+        which rooms they are (only what changed is rewritten: :mod:`.availability_reads`); the
+        mark of a whole-range read."""
+        return save_read(self._engine, property_id, read_at, free_rooms, free_room_ids)
+
+    def date_read(self, property_id: str, read_at: datetime, said: ReadMark) -> bool:
+        """Date the range of the read ``said`` marks, said again by a read at ``read_at``; False
+        when the view's mark is no longer ``said`` (then :meth:`save_read` the read)."""
+        return date_read(self._engine, property_id, read_at, said)
 
     # --- holds --------------------------------------------------------------------------------
 

@@ -163,10 +163,7 @@ def cached_night_prices(
 ) -> dict[int, dict[date, Decimal]]:
     """The nightly prices the cache holds per room type over ``first..last`` (no request); a price
     in another currency is not a price here."""
-    prices: dict[int, dict[date, Decimal]] = {}
-    for room_type_id in sorted(room_type_ids):
-        prices[room_type_id] = cache.read_prices_in(property_id, room_type_id, first, last, currency)
-    return prices
+    return cache.read_prices_of_types(property_id, room_type_ids, first, last, currency)
 
 
 def unread_nights(

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
+from datetime import date, datetime
 
 from roomsync.app.sync.closures import Closures, remembered
-from roomsync.app.sync.pms import PmsFacts, counts_of, read_free_room_ids
+from roomsync.app.sync.pms import PmsFacts, counts_of
 from roomsync.app.sync.report import COMMAND_LINE, SyncReport
 from roomsync.app.sync.runs.listing_pass import sync_listings
 from roomsync.app.sync.runs.property_sync import (
@@ -21,7 +22,10 @@ from roomsync.app.sync.runs.property_sync import (
     listing_states,
     load_mapping,
 )
+from roomsync.core.api.pms.availability import RoomAvailabilityRequest
 from roomsync.core.catalog.types import Priority
+from roomsync.core.sync import free_room_ids_per_night
+from roomsync.core.sync.convert import room_nights
 
 POLL = "poll"
 
@@ -43,13 +47,8 @@ async def poll_pass(sync: PropertySync, report: SyncReport, closures: Closures |
         closures = remembered(located, first, last)
     states = await listing_states(sync, mapping.listings)
     read_started = sync.clock()
-    rooms = await read_free_room_ids(sync.client, first, last, Priority.AVAILABILITY)
-    free = counts_of(rooms)
+    free = await read_free_rooms_into_view(sync, nights, read_started)
     report.pms.availability_reads = 1
-    # the webhook receiver answers guests from this view: each poll keeps it fresh for free
-    await asyncio.to_thread(
-        sync.store.availability_view.save_read, sync.property_id, read_started, free, rooms
-    )
     room_types = {entry.room_type_id for entry in mapping.listings}
     prices = await asyncio.to_thread(cached_prices, sync, mapping, room_types, first, last)
     facts = PmsFacts(first, last, free, closures, prices, read_at=read_started)
@@ -60,3 +59,26 @@ async def poll_pass(sync: PropertySync, report: SyncReport, closures: Closures |
     # push, which writes a few nights only, forgets it.
     run = replace(ledger_run(sync, report, nights), trust_digests=True)
     report.listings = await sync_listings(sync, run, mapping.listings, facts, states)
+
+
+async def read_free_rooms_into_view(
+    sync: PropertySync, nights: list[date], read_at: datetime
+) -> dict[int, dict[date, int]]:
+    """ONE PMS read of the free rooms over ``nights``, saved into the availability view (the
+    webhook receiver answers guests from it: each poll keeps it fresh for free). An answer of the
+    same bytes as the one remembered only dates the view's range (:mod:`.read_memo`)."""
+    request = RoomAvailabilityRequest(date_from=nights[0], date_to=nights[-1], group_dates=1)
+    answer = await sync.client.room_availability_digested(request, priority=Priority.AVAILABILITY)
+    memo, view = sync.free_rooms_memo, sync.store.availability_view
+    free, mark = memo.free_rooms(answer.digest, nights), memo.mark(answer.digest)
+    if (
+        free is not None
+        and mark is not None
+        and await asyncio.to_thread(view.date_read, sync.property_id, read_at, mark)
+    ):
+        return free
+    rooms = free_room_ids_per_night(room_nights(answer.model()), nights[0], nights[-1])
+    free = counts_of(rooms)
+    mark = await asyncio.to_thread(view.save_read, sync.property_id, read_at, free, rooms)
+    memo.remember(answer.digest, nights, free, mark)
+    return free

@@ -19,6 +19,7 @@ from roomsync.app.sync.history_writer import RunStamp
 from roomsync.app.sync.pauses import pause_reason
 from roomsync.app.sync.pms import PmsFacts, PmsRead
 from roomsync.app.sync.prices import PmsPrices, cached_night_prices
+from roomsync.app.sync.read_memo import FreeRoomsMemo
 from roomsync.app.sync.recorder import RunRecorder
 from roomsync.app.sync.report import ListingOutcome, SyncReport
 from roomsync.core.catalog.types import Priority
@@ -75,6 +76,8 @@ class PropertySync:
     clock: Callable[[], datetime] = utc_now
     options: SyncOptions = field(default_factory=SyncOptions)
     progress: ProgressHook = no_progress
+    free_rooms_memo: FreeRoomsMemo = field(default_factory=FreeRoomsMemo, compare=False)
+    """The last free-room read a poll decoded (:mod:`roomsync.app.sync.read_memo`)."""
 
     @classmethod
     def of(
