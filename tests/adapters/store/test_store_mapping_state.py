@@ -11,6 +11,7 @@ import pytest
 
 from roomsync.adapters.store import NotFound, Store
 from roomsync.core.mapping import ListingKind, parse_mapping
+from roomsync.core.property import PropertyRecord
 from roomsync.core.ports import ABANDONED, ListingKey, ListingState
 
 AT = datetime(2027, 5, 1, 8, 0, tzinfo=UTC)
@@ -85,6 +86,24 @@ def test_mapping_is_replaced_as_a_whole(store: Store, property_id: str, other_pr
     assert (emptied.currency, emptied.listings, emptied.connected) == ("USD", (), ())
     assert store.mappings.count_listings(property_id) == 0
     assert store.mappings.count_listings("no-such-property") == 0
+
+
+def test_a_mapping_read_again_is_what_the_rows_say_after_any_replicas_write(
+    store: Store, second_store: Store, property_id: str
+) -> None:
+    """A replica keeps the mapping of the generation it last read (every run loads it, issue 26);
+    another replica's replace, or the property's removal, is seen by its next load all the same."""
+    full = parse_mapping(FULL_MAPPING)
+    second_store.properties.add_property(PropertyRecord(property_id=property_id))
+    second_store.mappings.replace_mapping(property_id, full)
+    assert store.mappings.load_mapping(property_id) == full
+    assert store.mappings.load_mapping(property_id) == full  # the generation kept
+
+    usd = parse_mapping({"currency": "USD"})
+    second_store.mappings.replace_mapping(property_id, usd)
+    assert store.mappings.load_mapping(property_id) == usd
+    second_store.properties.remove_property(property_id)
+    assert store.mappings.load_mapping(property_id) is None
 
 
 def test_listing_state_facts_are_set_independently(store: Store, property_id: str) -> None:

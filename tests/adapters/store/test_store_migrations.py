@@ -37,7 +37,7 @@ STORE_TABLES = {
     "channel_price",
     "pms_night_price",
     "pms_window_total",
-    "pms_price_generation",
+    "store_generation",
     "property_mapping",
     "listing_mapping",
     "connected_push",

@@ -159,6 +159,10 @@ class BaseClient:
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
+    def secrets(self) -> tuple[str, ...]:
+        """The bearer token this client holds now, if any (for the log redactor; no store read)."""
+        return self._auth.secrets()
+
     async def aclose(self) -> None:
         await self._http.aclose()
 

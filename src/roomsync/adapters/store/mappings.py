@@ -3,7 +3,9 @@
 Stored as rows, not as one document, so a query can ask which listings a room type feeds.
 ``replace_mapping`` swaps the property's listing and connected-push rows in one transaction: a
 reader sees the old mapping or the new one, never a mix. (Deleting a property's
-``property_mapping`` row takes its other rows with it, ON DELETE CASCADE.)
+``property_mapping`` row takes its other rows with it, ON DELETE CASCADE.) Every run loads the
+mapping: each replace, and a property's removal, draws a new generation (:mod:`.generations`),
+and the store keeps per property the mapping of the generation it last read.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from roomsync.adapters.store._sql import insert_for, read_tx, write_tx
+from roomsync.adapters.store.generations import MAPPING, generation_of, new_generation
 from roomsync.adapters.store.tables import CONNECTED_PUSH, LISTING_MAPPING, PROPERTY_MAPPING
 from roomsync.core.mapping import (
     AvailabilityRules,
@@ -32,6 +35,8 @@ CP = CONNECTED_PUSH.c
 class SqlMappingStore:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
+        self._kept: dict[str, tuple[str, Mapping]] = {}
+        """Per property, the mapping of the generation last read (every run loads it)."""
 
     def replace_mapping(self, property_id: str, mapping: Mapping) -> None:
         listings = [_listing_row(property_id, i, entry) for i, entry in enumerate(mapping.listings)]
@@ -54,6 +59,7 @@ class SqlMappingStore:
                 conn.execute(sa.insert(LISTING_MAPPING), listings)
             if pushes:
                 conn.execute(sa.insert(CONNECTED_PUSH), pushes)
+            new_generation(conn, property_id, MAPPING)
 
     def count_listings(self, property_id: str) -> int:
         query = sa.select(sa.func.count()).select_from(LISTING_MAPPING).where(LM.property_id == property_id)
@@ -62,10 +68,15 @@ class SqlMappingStore:
 
     def load_mapping(self, property_id: str) -> Mapping | None:
         with read_tx(self._engine) as conn:
+            generation = generation_of(conn, property_id, MAPPING)
+            kept = self._kept.get(property_id)
+            if generation is not None and kept is not None and kept[0] == generation:
+                return kept[1]  # a frozen model: shared, never changed
             currency = conn.execute(
                 sa.select(PROPERTY_MAPPING.c.currency).where(PROPERTY_MAPPING.c.property_id == property_id)
             ).scalar_one_or_none()
             if currency is None:
+                self._kept.pop(property_id, None)
                 return None
             listings = conn.execute(
                 sa.select(LISTING_MAPPING).where(LM.property_id == property_id).order_by(LM.position)
@@ -73,12 +84,14 @@ class SqlMappingStore:
             pushes = conn.execute(
                 sa.select(CONNECTED_PUSH).where(CP.property_id == property_id).order_by(CP.position)
             ).all()
-        return Mapping(
+        mapping = Mapping(
             currency=currency,
             listings=tuple(listing_of_row(row._mapping) for row in listings),
             connected=tuple(_push(row._mapping) for row in pushes),
         )
-
+        if generation is not None:
+            self._kept[property_id] = (generation, mapping)
+        return mapping
 
 def _listing_row(property_id: str, position: int, entry: ListingMapping) -> dict[str, Any]:
     rules = entry.availability_rules

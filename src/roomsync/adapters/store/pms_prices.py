@@ -1,33 +1,30 @@
 """Prices read from the PMS, kept so a re-read costs no request (``PmsPriceCache``).
 
 Every run reads its whole horizon's prices (a year of nights per room type). Each write of a
-property's prices draws a new generation token in its transaction (``pms_price_generation``),
-and the cache keeps, per property, the prices of the generation it last read, as runs of equal
-prices (a few kB a property, where the per-night Decimals were about 350 kB). A read whose
-generation is the one kept costs one small query instead of the rows (a fifth of a quiet poll's
-CPU, issue 26). The generation is read before the prices: a write committed between the two
-leaves prices newer than the token kept, which only costs the next read its rows.
+property's prices draws a new generation token in its transaction (:mod:`.generations`), and the
+cache keeps, per property, the prices of the generation it last read, as runs of equal prices (a
+few kB a property, where the per-night Decimals were about 350 kB). A read whose generation is the
+one kept costs one small query instead of the rows (a fifth of a quiet poll's CPU, issue 26).
 """
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Engine
 
 from roomsync.adapters.store._sql import read_tx, upsert_many, write_tx
-from roomsync.adapters.store.tables import PMS_NIGHT_PRICE, PMS_PRICE_GENERATION, PMS_WINDOW_TOTAL
+from roomsync.adapters.store.generations import PMS_PRICES, generation_of, new_generation
+from roomsync.adapters.store.tables import PMS_NIGHT_PRICE, PMS_WINDOW_TOTAL
 from roomsync.core.ports import NightPrice, WindowTotal
 
 N = PMS_NIGHT_PRICE.c
 _DRIVER_DECIMAL = sa.Numeric(14, 2, asdecimal=True)
 W = PMS_WINDOW_TOTAL.c
-G = PMS_PRICE_GENERATION.c
 
 _Key = tuple[str, tuple[int, ...], date, date, str]
 """What a read asked: the generation, the room types, the first and last night, the currency."""
@@ -105,7 +102,7 @@ class SqlPmsPriceCache:
         ]
         with write_tx(self._engine) as conn:
             upsert_many(conn, PMS_NIGHT_PRICE, rows, key=("property_id", "room_type_id", "night"))
-            _new_generation(conn, property_id)
+            new_generation(conn, property_id, PMS_PRICES)
 
     def read_night_prices(
         self, property_id: str, room_type_id: int, first_night: date, last_night: date
@@ -129,9 +126,7 @@ class SqlPmsPriceCache:
     ) -> dict[int, dict[date, Decimal]]:
         types = tuple(sorted(set(room_type_ids)))
         with read_tx(self._engine) as conn:
-            generation = conn.execute(
-                sa.select(G.generation).where(G.property_id == property_id)
-            ).scalar_one_or_none()
+            generation = generation_of(conn, property_id, PMS_PRICES)
             key: _Key = (generation or "", types, first_night, last_night, currency.upper())
             kept = self._kept.get(property_id)
             if generation is not None and kept is not None and kept.key == key:
@@ -193,10 +188,5 @@ class SqlPmsPriceCache:
                 if room_type_id is not None:
                     condition = sa.and_(condition, table.c.room_type_id == room_type_id)
                 conn.execute(sa.delete(table).where(condition))
-            _new_generation(conn, property_id)
+            new_generation(conn, property_id, PMS_PRICES)
 
-
-def _new_generation(conn: Connection, property_id: str) -> None:
-    """Draw a new generation of ``property_id``'s prices (in the transaction that wrote them)."""
-    row = {"property_id": property_id, "generation": uuid.uuid4().hex}
-    upsert_many(conn, PMS_PRICE_GENERATION, [row], key=("property_id",))

@@ -15,6 +15,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
 from roomsync.adapters.store._sql import read_tx, write_tx
+from roomsync.adapters.store.generations import MAPPING, new_generation
 from roomsync.adapters.store.tables import LISTING_STATE, PROPERTY, PROPERTY_MAPPING
 from roomsync.core.property import PropertyExists, PropertyNotFound, PropertyRecord
 
@@ -83,6 +84,7 @@ class SqlPropertyStore:
             if not removed:
                 raise PropertyNotFound(f"no property {property_id} in the deployment")
             conn.execute(sa.delete(PROPERTY_MAPPING).where(PROPERTY_MAPPING.c.property_id == property_id))
+            new_generation(conn, property_id, MAPPING)  # a kept mapping is no longer the property's
             conn.execute(sa.delete(LISTING_STATE).where(LISTING_STATE.c.property_id == property_id))
 
     def get_property(self, property_id: str) -> PropertyRecord | None:

@@ -103,13 +103,14 @@ class PmsNightPriceRow(StoreModel, table=True):
     read_at: datetime = _utc()
 
 
-class PmsPriceGenerationRow(StoreModel, table=True):
-    """A token drawn anew by every write of a property's ``pms_night_price`` rows, in the write's
-    transaction: a reader that holds the prices of a generation need not read them again
-    (``pms_prices``)."""
+class StoreGenerationRow(StoreModel, table=True):
+    """A token drawn anew, in the writing transaction, by every write of what ``what`` names of a
+    property (``pms_prices``, ``mapping``): a reader that holds what a generation said need not
+    read its rows again (``generations``)."""
 
-    __tablename__ = "pms_price_generation"
+    __tablename__ = "store_generation"
     property_id: str = Field(primary_key=True)
+    what: str = Field(primary_key=True)
     generation: str
 
 
@@ -485,7 +486,7 @@ BUDGET_DAY = TABLES["budget_day"]
 CALENDAR_DAY = TABLES["calendar_day"]
 CHANNEL_PRICE = TABLES["channel_price"]
 PMS_NIGHT_PRICE = TABLES["pms_night_price"]
-PMS_PRICE_GENERATION = TABLES["pms_price_generation"]
+STORE_GENERATION = TABLES["store_generation"]
 PMS_WINDOW_TOTAL = TABLES["pms_window_total"]
 PROPERTY_MAPPING = TABLES["property_mapping"]
 LISTING_MAPPING = TABLES["listing_mapping"]

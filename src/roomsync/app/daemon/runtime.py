@@ -52,7 +52,7 @@ from roomsync.app.daemon.inbox_loop import InboxClaimLoop
 from roomsync.app.daemon.jobs import JobRecord, record_crash, record_report
 from roomsync.app.daemon.learning import learn, relearn
 from roomsync.app.daemon.live_status import job_statuses, live_status, refresh_gauges
-from roomsync.app.daemon.observe import GaugeState, RequestMeter, set_listing_gauges
+from roomsync.app.daemon.observe import GaugeState, RequestMeter, set_budget_gauges, set_listing_gauges
 from roomsync.app.daemon.planner import Planner
 from roomsync.app.daemon.planning import PollPlan
 from roomsync.app.daemon.price_fill import stored_unread_prices
@@ -66,6 +66,7 @@ from roomsync.app.logs import REDACTOR
 from roomsync.app.sync import SyncReport
 from roomsync.app.sync.history_writer import daemon_trigger
 from roomsync.app.webhooks import InboxWorker, create_worker
+from roomsync.core.budget import BudgetSnapshot
 from roomsync.core.catalog.types import Priority
 from roomsync.core.ports import ListingKey
 from roomsync.metrics import Metrics
@@ -241,10 +242,11 @@ class Daemon:
         self._clients.clear()
 
     def _remember_token(self) -> None:
-        """Let the log redactor know the bearer token in use (logs never show it)."""
-        token = self.store.tokens.load_token(self.property_id)
-        if token is not None:
-            REDACTOR.add(token.access_token)
+        """Let the log redactor know the bearer tokens the clients hold (logs never show them):
+        a client that renews or loads a token holds it, so no store read is needed after a run."""
+        for client in self._clients:
+            for secret in client.secrets():
+                REDACTOR.add(secret)
 
     # --- starting and stopping --------------------------------------------------------------------
 
@@ -306,6 +308,7 @@ class Daemon:
         task = asyncio.current_task()
         if task is not None:
             self._running.add(task)
+        report: SyncReport | None = None
         try:
             async with self.lock:
                 if self._stopping and kind in SCHEDULED:
@@ -321,9 +324,12 @@ class Daemon:
         finally:
             if task is not None:
                 self._running.discard(task)
-            # the budget's gauges move with every run; the store's and the listings' (five
-            # queries) are read when /metrics is scraped, not after every run of every property
-            await asyncio.to_thread(self.refresh_gauges, budget_only=True)
+            # the budget's gauges move with every run (the run's end read the budget: taken as
+            # it is); the store's and the listings' are read when /metrics is scraped
+            if report is not None and report.budget is not None:
+                self.budget_gauges(report.budget)
+            else:
+                await asyncio.to_thread(self.refresh_gauges, budget_only=True)
 
     def _record(self, kind: str, report: SyncReport | None, crash: str | None) -> None:
         now = self.clock()
@@ -404,6 +410,11 @@ class Daemon:
 
     def price_fill(self) -> PriceFillStatus:
         return self.planner.price_fill()
+
+    def budget_gauges(self, budget: BudgetSnapshot) -> None:
+        """The budget's gauges from ``budget``, just read (as :meth:`refresh_gauges` would)."""
+        self._budget_read_at = self.meter.sent
+        set_budget_gauges(self.metrics, self._gauges, budget, self.planner.reserves)
 
     def refresh_gauges(self, *, budget_only: bool = False, facts: GaugeFacts | None = None) -> None:
         """Budget, dead letters, inbox and listing gauges from the store (no request); the

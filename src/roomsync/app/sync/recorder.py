@@ -101,7 +101,7 @@ class RunRecorder:
         sent = Counter(self.client.requests_sent.by_operation)
         sent.subtract(sent_before)
         report.requests_by_operation = +sent
-        budget = self.client.budget()
+        report.budget = budget = self.client.budget()
         report.budget_remaining, report.budget_quota = budget.remaining, budget.quota
         if report.run_id is not None:
             try:

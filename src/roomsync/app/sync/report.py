@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from enum import StrEnum
 
+from roomsync.core.budget import BudgetSnapshot
 from roomsync.core.catalog.types import Priority
 from roomsync.core.ports import ListingKey, listing_text
 from roomsync.core.sync import InventoryRequestPlan, PriceElement
@@ -121,6 +122,8 @@ class SyncReport:
     notes: list[str] = field(default_factory=list)
     budget_remaining: int | None = None
     budget_quota: int | None = None
+    budget: BudgetSnapshot | None = field(default=None, repr=False, compare=False)
+    """The budget read when the run ended (the daemon's gauges take it rather than read it again)."""
     trigger: str = COMMAND_LINE
     """What started the run (the history of its nights says it: ``history.RunStamp``)."""
 
