@@ -11,8 +11,8 @@ import pytest
 
 from roomsync.adapters.store import NotFound, Store
 from roomsync.core.mapping import ListingKind, parse_mapping
-from roomsync.core.property import PropertyRecord
 from roomsync.core.ports import ABANDONED, ListingKey, ListingState
+from roomsync.core.property import PropertyRecord
 
 AT = datetime(2027, 5, 1, 8, 0, tzinfo=UTC)
 

@@ -98,3 +98,23 @@ def test_forgetting_keeps_other_properties_records(
     assert records.forget_processed_before(property_id, NOW) == 0
     assert [r.id for r in records.recent_inbox(other_property_id)] == [theirs]
     assert len(records.recent_answers(other_property_id)) == 1
+
+
+def test_the_bookings_a_run_counts_are_those_still_staying_after_its_first_night(
+    store: Store, property_id: str
+) -> None:
+    """Every run reads the channel's bookings the PMS holds: only those whose PMS stay ends
+    after the run's first night can occupy one of its nights (the past ones only grow)."""
+    first = date(2027, 5, 10)
+    at = datetime(2027, 5, 10, 8, tzinfo=UTC)
+    stays = {"LEFT": (5, 10), "STAYING": (8, 11), "COMING": (20, 22), "NO_PMS": None}
+    for code, stay in stays.items():
+        pms = {}
+        if stay is not None:
+            pms = {"pms_date_from": date(2027, 5, stay[0]), "pms_date_to": date(2027, 5, stay[1])}
+        booking = webhook_records.ChannelBooking(property_id, code, "L1", first, 1, "accept", "x", at, **pms)
+        store.webhook_records.save_booking(booking)
+    every = store.webhook_records.list_bookings(property_id)
+    staying = store.webhook_records.list_bookings(property_id, leaving_after=first)
+    assert [b.confirmation_code for b in every] == ["COMING", "LEFT", "NO_PMS", "STAYING"]
+    assert [b.confirmation_code for b in staying] == ["COMING", "STAYING"]

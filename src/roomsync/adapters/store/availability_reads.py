@@ -93,13 +93,17 @@ def date_read(engine: Engine, property_id: str, read_at: datetime, said: ReadMar
     """Date the range of the whole-range read ``said`` marks, the read that started at
     ``read_at`` having said the same again; False (nothing written) when the view's mark is
     another's: that read must then be saved with :func:`save_read`."""
+    types = [int(t) for t in said.room_type_ids.split(",")]
+    in_range = _range_params(property_id, types, said.first_night, said.last_night)
+    marked = {f"b_{name}": value for name, value in asdict(said).items()}
     with write_tx(engine) as conn:
-        mark = _locked_mark(conn, property_id)
-        if not said.matches(mark):
+        # the usual case in one statement: the mark is ``said`` and older, and moving it on locks
+        # it; otherwise lock it and look (a newer read of the same answer keeps its mark)
+        moved = conn.execute(_MOVE_MARK, marked | {"b_property_id": property_id, "b_read_at": read_at})
+        if moved.rowcount != 1 and not said.matches(_locked_mark(conn, property_id)):
             return False
-        types = [int(t) for t in said.room_type_ids.split(",")]
-        _date_range(conn, _range_params(property_id, types, said.first_night, said.last_night), read_at)
-        _keep_mark(conn, property_id, mark, said, read_at, types)
+        _date_range(conn, in_range, read_at)
+        recount_range(conn, property_id, types, said.first_night, said.last_night)
     return True
 
 
@@ -119,6 +123,18 @@ _LOCK_RANGE = (
     .where(_B_RANGE)
     .order_by(V.room_type_id, V.night)
     .with_for_update()
+)
+_MOVE_MARK = (
+    sa.update(AVAILABILITY_READ_MARK)
+    .where(
+        M.property_id == sa.bindparam("b_property_id"),
+        *(
+            getattr(M, name) == sa.bindparam(f"b_{name}")
+            for name in ("room_type_ids", "first_night", "last_night", "digest")
+        ),
+        M.read_at <= sa.bindparam("b_read_at"),
+    )
+    .values(read_at=sa.bindparam("b_read_at"))
 )
 _DATE_RANGE = (
     sa.update(AVAILABILITY_VIEW)

@@ -164,10 +164,15 @@ class SqlWebhookRecords:
                 )
             )
 
-    def list_bookings(self, property_id: str) -> list[ChannelBooking]:
+    def list_bookings(self, property_id: str, *, leaving_after: date | None = None) -> list[ChannelBooking]:
+        """The property's channel reservations; with ``leaving_after``, those whose PMS stay ends
+        after that night only (what a run over nights from there can count: every run reads them,
+        and the past ones only grow)."""
         query = (
             sa.select(CHANNEL_RESERVATION).where(R.property_id == property_id).order_by(R.confirmation_code)
         )
+        if leaving_after is not None:
+            query = query.where(R.pms_date_to > leaving_after)
         with read_tx(self._engine) as conn:
             return [ChannelBooking(**dict(row._mapping)) for row in conn.execute(query).all()]
 

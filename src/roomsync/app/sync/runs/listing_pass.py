@@ -12,6 +12,7 @@ forgets the digests of what it wrote.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
@@ -72,7 +73,9 @@ async def sync_listings(
 ) -> list[ListingOutcome]:
     """Bring ``listings`` in step with ``facts``, at most ``options.concurrency`` at once."""
     store = sync.store
-    bookings = await asyncio.to_thread(store.webhook_records.list_bookings, sync.property_id)
+    bookings = await asyncio.to_thread(
+        functools.partial(store.webhook_records.list_bookings, sync.property_id, leaving_after=run.nights[0])
+    )
     own = own_reserved_rooms(bookings)
     listing_facts = await asyncio.to_thread(store.sync_state.listing_facts, sync.property_id)
     # read before any listing is compared: a digest may be kept only if its row is unchanged
