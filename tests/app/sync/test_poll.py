@@ -32,11 +32,11 @@ from sync_harness import (
 
 from roomsync.adapters.store import Store
 from roomsync.app.sync import ListingStatus
+from roomsync.app.sync.pms import free_room_ids_in
 from roomsync.app.sync.runs import poll as poll_module
 from roomsync.app.sync.runs.full_sync import sync_property
 from roomsync.app.sync.runs.poll import poll
 from roomsync.core.ports import ListingKey
-from roomsync.core.sync.convert import room_nights
 
 DOUBLES_UNITS = 8
 """The doubles' listing sells at most this many rooms of room type 1 (the scenario's hint)."""
@@ -143,11 +143,11 @@ async def test_a_poll_whose_answer_repeats_dates_the_view_or_saves_it_when_the_v
     decodes it and puts the PMS's word back."""
     decoded: list[int] = []
 
-    def counted(entries: Any) -> Any:
+    def counted(entries: Any, first: date, last: date) -> Any:
         decoded.append(1)
-        return room_nights(entries)
+        return free_room_ids_in(entries, first, last)
 
-    monkeypatch.setattr(poll_module, "room_nights", counted)
+    monkeypatch.setattr(poll_module, "free_room_ids_in", counted)
     frozen = await synced(make_sync, sqlite_store, emulator, control)
     ticks = itertools.count(1)
     sync = replace(frozen, clock=lambda: frozen.clock() + timedelta(seconds=next(ticks)))  # each poll later

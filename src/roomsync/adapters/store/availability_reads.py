@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from datetime import date, datetime
 from typing import Any
 
@@ -128,10 +128,7 @@ _MOVE_MARK = (
     sa.update(AVAILABILITY_READ_MARK)
     .where(
         M.property_id == sa.bindparam("b_property_id"),
-        *(
-            getattr(M, name) == sa.bindparam(f"b_{name}")
-            for name in ("room_type_ids", "first_night", "last_night", "digest")
-        ),
+        *(getattr(M, part.name) == sa.bindparam(f"b_{part.name}") for part in fields(ReadMark)),
         M.read_at <= sa.bindparam("b_read_at"),
     )
     .values(read_at=sa.bindparam("b_read_at"))

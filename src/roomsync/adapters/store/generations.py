@@ -10,6 +10,8 @@ than the token kept, which only costs the next read its rows, never a stale answ
 from __future__ import annotations
 
 import uuid
+from collections.abc import Hashable
+from typing import Generic, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -19,6 +21,8 @@ from roomsync.adapters.store.tables import STORE_GENERATION
 
 PMS_PRICES = "pms_prices"
 MAPPING = "mapping"
+
+T = TypeVar("T")
 
 G = STORE_GENERATION.c
 _READ = sa.select(G.generation).where(
@@ -35,3 +39,30 @@ def new_generation(conn: Connection, property_id: str, what: str) -> None:
 def generation_of(conn: Connection, property_id: str, what: str) -> str | None:
     """The generation of ``what`` of ``property_id``; None when nothing was ever written."""
     return conn.execute(_READ, {"b_property_id": property_id, "b_what": what}).scalar_one_or_none()
+
+
+class KeptReads(Generic[T]):
+    """Per property, what the last read of a generation found (one replica's memory): the value
+    kept under the read's generation and ``asked`` (what else the read depended on)."""
+
+    def __init__(self) -> None:
+        self._kept: dict[str, tuple[str, Hashable, T]] = {}
+
+    def get(self, property_id: str, generation: str | None, asked: Hashable = ()) -> T | None:
+        """What a read of ``generation`` and ``asked`` found; None when nothing was written yet
+        (no generation) or the read kept was of another generation or asked otherwise."""
+        kept = self._kept.get(property_id)
+        if generation is None or kept is None or kept[:2] != (generation, asked):
+            return None
+        return kept[2]
+
+    def keep(self, property_id: str, generation: str | None, asked: Hashable, value: T) -> None:
+        """Keep ``value`` as what a read of ``generation`` and ``asked`` found; nothing is kept
+        without a generation (it could not be told from a later write's rows)."""
+        if generation is None:
+            self.forget(property_id)
+        else:
+            self._kept[property_id] = (generation, asked, value)
+
+    def forget(self, property_id: str) -> None:
+        self._kept.pop(property_id, None)

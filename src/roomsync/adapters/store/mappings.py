@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from roomsync.adapters.store._sql import insert_for, read_tx, write_tx
-from roomsync.adapters.store.generations import MAPPING, generation_of, new_generation
+from roomsync.adapters.store.generations import MAPPING, KeptReads, generation_of, new_generation
 from roomsync.adapters.store.tables import CONNECTED_PUSH, LISTING_MAPPING, PROPERTY_MAPPING
 from roomsync.core.mapping import (
     AvailabilityRules,
@@ -35,8 +35,9 @@ CP = CONNECTED_PUSH.c
 class SqlMappingStore:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
-        self._kept: dict[str, tuple[str, Mapping]] = {}
-        """Per property, the mapping of the generation last read (every run loads it)."""
+        self._kept: KeptReads[Mapping] = KeptReads()
+        """Per property, the mapping of the generation last read (every run loads it); a frozen
+        model, shared."""
 
     def replace_mapping(self, property_id: str, mapping: Mapping) -> None:
         listings = [_listing_row(property_id, i, entry) for i, entry in enumerate(mapping.listings)]
@@ -69,14 +70,14 @@ class SqlMappingStore:
     def load_mapping(self, property_id: str) -> Mapping | None:
         with read_tx(self._engine) as conn:
             generation = generation_of(conn, property_id, MAPPING)
-            kept = self._kept.get(property_id)
-            if generation is not None and kept is not None and kept[0] == generation:
-                return kept[1]  # a frozen model: shared, never changed
+            kept = self._kept.get(property_id, generation)
+            if kept is not None:
+                return kept
             currency = conn.execute(
                 sa.select(PROPERTY_MAPPING.c.currency).where(PROPERTY_MAPPING.c.property_id == property_id)
             ).scalar_one_or_none()
             if currency is None:
-                self._kept.pop(property_id, None)
+                self._kept.forget(property_id)
                 return None
             listings = conn.execute(
                 sa.select(LISTING_MAPPING).where(LM.property_id == property_id).order_by(LM.position)
@@ -89,9 +90,9 @@ class SqlMappingStore:
             listings=tuple(listing_of_row(row._mapping) for row in listings),
             connected=tuple(_push(row._mapping) for row in pushes),
         )
-        if generation is not None:
-            self._kept[property_id] = (generation, mapping)
+        self._kept.keep(property_id, generation, (), mapping)
         return mapping
+
 
 def _listing_row(property_id: str, position: int, entry: ListingMapping) -> dict[str, Any]:
     rules = entry.availability_rules

@@ -12,23 +12,21 @@ from __future__ import annotations
 from array import array
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from decimal import Decimal
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from roomsync.adapters.store._sql import read_tx, upsert_many, write_tx
-from roomsync.adapters.store.generations import PMS_PRICES, generation_of, new_generation
+from roomsync.adapters.store.generations import PMS_PRICES, KeptReads, generation_of, new_generation
 from roomsync.adapters.store.tables import PMS_NIGHT_PRICE, PMS_WINDOW_TOTAL
 from roomsync.core.ports import NightPrice, WindowTotal
+from roomsync.core.sync.desired import nights_through
 
 N = PMS_NIGHT_PRICE.c
 _DRIVER_DECIMAL = sa.Numeric(14, 2, asdecimal=True)
 W = PMS_WINDOW_TOTAL.c
-
-_Key = tuple[str, tuple[int, ...], date, date, str]
-"""What a read asked: the generation, the room types, the first and last night, the currency."""
 
 _UNPRICED = -1
 """A night without a price, among the cents of ``_KeptPrices`` (a price is never negative)."""
@@ -36,26 +34,25 @@ _UNPRICED = -1
 
 @dataclass(frozen=True)
 class _KeptPrices:
-    """The prices a read of ``key`` (generation, room types, first, last, currency) found, per
-    room type as an ``array`` of cents, night by night: 8 bytes a night, about 12 kB a property
-    at 365 nights and four room types, however often the price changes from night to night."""
+    """The prices a read found over ``first..last``, per room type as an ``array`` of cents, night
+    by night: 8 bytes a night, about 12 kB a property at 365 nights and four room types, however
+    often the price changes from night to night."""
 
-    key: _Key
+    first: date
+    last: date
     cents: Mapping[int, array[int]]
 
     @classmethod
-    def of(cls, key: _Key, prices: Mapping[int, Mapping[date, Decimal]]) -> _KeptPrices:
-        first, last = key[2], key[3]
-        nights = [first + timedelta(days=i) for i in range((last - first).days + 1)]
+    def of(cls, first: date, last: date, prices: Mapping[int, Mapping[date, Decimal]]) -> _KeptPrices:
+        nights = nights_through(first, last)
         cents = {
             room_type_id: array("q", (_cents_of(per_night.get(night)) for night in nights))
             for room_type_id, per_night in prices.items()
         }
-        return cls(key, cents)
+        return cls(first, last, cents)
 
     def prices(self) -> dict[int, dict[date, Decimal]]:
-        first, last = self.key[2], self.key[3]
-        nights = [first + timedelta(days=i) for i in range((last - first).days + 1)]
+        nights = nights_through(self.first, self.last)
         amounts: dict[int, Decimal] = {}  # a few distinct prices: one Decimal each
         prices: dict[int, dict[date, Decimal]] = {}
         for room_type_id, cents in self.cents.items():
@@ -77,7 +74,7 @@ def _cents_of(price: Decimal | None) -> int:
 class SqlPmsPriceCache:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
-        self._kept: dict[str, _KeptPrices] = {}
+        self._kept: KeptReads[_KeptPrices] = KeptReads()
 
     def save_night_prices(
         self,
@@ -135,9 +132,9 @@ class SqlPmsPriceCache:
         types = tuple(sorted(set(room_type_ids)))
         with read_tx(self._engine) as conn:
             generation = generation_of(conn, property_id, PMS_PRICES)
-            key: _Key = (generation or "", types, first_night, last_night, currency.upper())
-            kept = self._kept.get(property_id)
-            if generation is not None and kept is not None and kept.key == key:
+            asked = (types, first_night, last_night, currency.upper())
+            kept = self._kept.get(property_id, generation, asked)
+            if kept is not None:
                 return kept.prices()
             # on Postgres the driver's own Decimal of a numeric(14, 2) is the cent-exact price
             # already, so Money's per-row conversion is skipped (a tenth of a quiet poll's CPU)
@@ -151,8 +148,7 @@ class SqlPmsPriceCache:
             prices: dict[int, dict[date, Decimal]] = {t: {} for t in types}
             for room_type_id, night, amount in conn.execute(query):
                 prices[room_type_id][night] = amount
-        if generation is not None:
-            self._kept[property_id] = _KeptPrices.of(key, prices)
+        self._kept.keep(property_id, generation, asked, _KeptPrices.of(first_night, last_night, prices))
         return prices
 
     def save_window_total(self, property_id: str, room_type_id: int, total: WindowTotal) -> None:
@@ -197,4 +193,3 @@ class SqlPmsPriceCache:
                     condition = sa.and_(condition, table.c.room_type_id == room_type_id)
                 conn.execute(sa.delete(table).where(condition))
             new_generation(conn, property_id, PMS_PRICES)
-

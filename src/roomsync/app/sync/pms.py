@@ -14,7 +14,7 @@ An unchanged property therefore costs 3 requests. The availability reads run at 
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
@@ -23,6 +23,7 @@ from roomsync.adapters.store import Store
 from roomsync.app.sync.closures import Closures, read_closures
 from roomsync.app.sync.prices import CurrencyMismatch, PmsPrices, detect_prices
 from roomsync.core.api.pms.availability import (
+    RoomAvailability,
     RoomAvailabilityRequest,
     RoomTypeAvailability,
     RoomTypeAvailabilityExtended,
@@ -59,9 +60,19 @@ async def read_free_room_ids(
     client: ServiceClient, first: date, last: date, priority: Priority
 ) -> dict[int, dict[date, frozenset[int]]]:
     """Which rooms are free per room type and night (one ``POST /v1/Availability/Room``)."""
-    answer = await client.room_availability(
-        RoomAvailabilityRequest(date_from=first, date_to=last, group_dates=1), priority=priority
-    )
+    answer = await client.room_availability(free_rooms_request(first, last), priority=priority)
+    return free_room_ids_in(answer, first, last)
+
+
+def free_rooms_request(first: date, last: date) -> RoomAvailabilityRequest:
+    """The free-room read of ``first..last``: every room of every type, nights grouped in runs."""
+    return RoomAvailabilityRequest(date_from=first, date_to=last, group_dates=1)
+
+
+def free_room_ids_in(
+    answer: Iterable[RoomAvailability], first: date, last: date
+) -> dict[int, dict[date, frozenset[int]]]:
+    """Which rooms the answer to :func:`free_rooms_request` says are free, per room type and night."""
     return free_room_ids_per_night(room_nights(answer), first, last)
 
 

@@ -36,24 +36,30 @@ class _Remembered:
     mark: ReadMark | None
 
 
+@dataclass(frozen=True)
+class Recalled:
+    """What the read remembered said: its free rooms, and the view's mark of it."""
+
+    free_rooms: dict[int, dict[date, int]]
+    mark: ReadMark
+
+
 @dataclass
 class FreeRoomsMemo:
     """The last free-room read of one property that a run decoded (see the module docstring)."""
 
     _last: _Remembered | None = field(default=None, repr=False)
 
-    def free_rooms(self, answer: str, nights: Sequence[date]) -> dict[int, dict[date, int]] | None:
-        """Free rooms per room type and night of ``nights``, when ``answer`` is the digest of the
-        read remembered over the same nights; None otherwise (decode the answer)."""
+    def recall(self, answer: str, nights: Sequence[date]) -> Recalled | None:
+        """What the read remembered said, when ``answer`` is its digest over the same ``nights``
+        and the view marked it; None otherwise (decode the answer)."""
         last = self._last
-        if last is None or (last.answer, last.first, last.last) != (answer, nights[0], nights[-1]):
+        if last is None or last.mark is None:
             return None
-        return {t: dict(zip(nights, counts, strict=True)) for t, counts in last.counts.items()}
-
-    def mark(self, answer: str) -> ReadMark | None:
-        """The view's mark of the read remembered, if its answer was ``answer``."""
-        last = self._last
-        return last.mark if last is not None and last.answer == answer else None
+        if (last.answer, last.first, last.last) != (answer, nights[0], nights[-1]):
+            return None
+        free = {t: dict(zip(nights, counts, strict=True)) for t, counts in last.counts.items()}
+        return Recalled(free, last.mark)
 
     def remember(
         self,

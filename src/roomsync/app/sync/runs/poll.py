@@ -11,7 +11,7 @@ from dataclasses import replace
 from datetime import date, datetime
 
 from roomsync.app.sync.closures import Closures, remembered
-from roomsync.app.sync.pms import PmsFacts, counts_of
+from roomsync.app.sync.pms import PmsFacts, counts_of, free_room_ids_in, free_rooms_request
 from roomsync.app.sync.report import COMMAND_LINE, SyncReport
 from roomsync.app.sync.runs.listing_pass import sync_listings
 from roomsync.app.sync.runs.property_sync import (
@@ -22,10 +22,7 @@ from roomsync.app.sync.runs.property_sync import (
     listing_states,
     load_mapping,
 )
-from roomsync.core.api.pms.availability import RoomAvailabilityRequest
 from roomsync.core.catalog.types import Priority
-from roomsync.core.sync import free_room_ids_per_night
-from roomsync.core.sync.convert import room_nights
 
 POLL = "poll"
 
@@ -67,17 +64,15 @@ async def read_free_rooms_into_view(
     """ONE PMS read of the free rooms over ``nights``, saved into the availability view (the
     webhook receiver answers guests from it: each poll keeps it fresh for free). An answer of the
     same bytes as the one remembered only dates the view's range (:mod:`.read_memo`)."""
-    request = RoomAvailabilityRequest(date_from=nights[0], date_to=nights[-1], group_dates=1)
+    request = free_rooms_request(nights[0], nights[-1])
     answer = await sync.client.room_availability_digested(request, priority=Priority.AVAILABILITY)
     memo, view = sync.free_rooms_memo, sync.store.availability_view
-    free, mark = memo.free_rooms(answer.digest, nights), memo.mark(answer.digest)
-    if (
-        free is not None
-        and mark is not None
-        and await asyncio.to_thread(view.date_read, sync.property_id, read_at, mark)
+    recalled = memo.recall(answer.digest, nights)
+    if recalled is not None and await asyncio.to_thread(
+        view.date_read, sync.property_id, read_at, recalled.mark
     ):
-        return free
-    rooms = free_room_ids_per_night(room_nights(answer.model()), nights[0], nights[-1])
+        return recalled.free_rooms
+    rooms = free_room_ids_in(answer.model(), nights[0], nights[-1])
     free = counts_of(rooms)
     mark = await asyncio.to_thread(view.save_read, sync.property_id, read_at, free, rooms)
     memo.remember(answer.digest, nights, free, mark)
