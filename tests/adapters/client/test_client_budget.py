@@ -111,6 +111,33 @@ async def test_refresh_usage_records_the_servers_count(make_client: ClientFactor
     assert client.budget().used_local == 2
 
 
+async def test_the_latest_budget_is_the_stores_row_after_the_last_request(
+    make_client: ClientFactory, control: Control
+) -> None:
+    """A run's end takes the budget from its last spend instead of reading the store (issue 26):
+    it must be the row the store holds, the server's count of the answer included."""
+    quota = 20
+    control.quota(dailyQuota=quota, usedCalls=5)  # another application's requests
+    client = make_client(daily_quota=quota)
+    assert client.latest_budget() is None  # nothing spent in this process yet
+
+    await client.list_rooms()
+    latest = client.latest_budget()
+    assert latest == client.budget()
+    assert latest is not None and (latest.used_local, latest.used_server) == (2, 7)  # token, request
+
+    await spend_until_refused(client, Priority.RECONCILE)
+    assert client.latest_budget() is None  # the refusal was counted behind the last spend's back
+    await client.list_rooms(priority=Priority.GUEST)
+    latest = client.latest_budget()
+    assert latest == client.budget() and latest is not None
+    assert latest.refused_by_priority[Priority.RECONCILE] == 1
+
+    await make_client(daily_quota=quota).list_rooms(priority=Priority.GUEST)  # another process
+    stale = client.latest_budget()
+    assert stale is not None and stale.used_local == client.budget().used_local - 1  # it reads no store
+
+
 async def test_the_budget_view_shows_each_priority(
     make_client: ClientFactory, control: Control, store: Store
 ) -> None:

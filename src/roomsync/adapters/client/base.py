@@ -181,6 +181,11 @@ class BaseClient:
         """Today's budget as the store sees it (no request)."""
         return self._gate.snapshot()
 
+    def latest_budget(self) -> BudgetSnapshot | None:
+        """Today's budget as this property's last spend in this process left it (no store read),
+        or None (see :meth:`QuotaGate.latest`)."""
+        return self._gate.latest()
+
     async def refresh_usage(self, *, priority: Priority | None = None) -> Usage:
         """``GET /v1/Usage`` (it costs one request) and record the server's count."""
         usage = await self.call(by_name("get_usage"), priority=priority)

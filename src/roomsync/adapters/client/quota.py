@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Protocol
 
@@ -76,6 +77,9 @@ class QuotaGate:
         self._headers = headers
         self._clock = clock
         self._server_reset: datetime | None = None
+        # the row as this gate's last spend left it, with the server's count observed since:
+        # what the store would answer now unless another process spent in between
+        self._latest: BudgetSnapshot | None = None
         known = store.server_limits(property_id)
         if known is not None:
             self._server_quota = known.quota
@@ -104,6 +108,16 @@ class QuotaGate:
     def snapshot(self) -> BudgetSnapshot:
         return self._store.snapshot(self._property_id, self.today(), self.quota)
 
+    def latest(self) -> BudgetSnapshot | None:
+        """Today's budget as this gate's last spend found it in the store, with the server's count
+        observed since (no store read); None before a spend today, and after a refusal or a release
+        (each changed the row behind the spend's back). Another process's spends since then are
+        not in it: :meth:`snapshot` reads the store."""
+        latest = self._latest
+        if latest is None or latest.day != self.today() or latest.quota != self.quota:
+            return None
+        return latest
+
     def refusal(self, priority: Priority, operation: str, *, cost: int = 1) -> QuotaExhausted:
         """The error for a request of ``priority`` that the budget does not allow."""
         snap = self.snapshot()
@@ -130,6 +144,7 @@ class QuotaGate:
     def spend(self, priority: Priority, operation: str) -> BudgetSnapshot:
         """Count one request at ``priority`` or raise :class:`QuotaExhausted` (nothing is sent)."""
         spent = self._store.try_spend(self._property_id, self.today(), priority, self.quota, self._reserves)
+        self._latest = spent
         if spent is None:
             raise self.refusal(priority, operation)
         return spent
@@ -137,6 +152,7 @@ class QuotaGate:
     def release(self, spent: BudgetSnapshot, priority: Priority) -> None:
         """Give back one request counted by :meth:`spend` (``spent`` is what it returned) whose
         request was never sent: the service never saw it, so the day's budget must not pay it."""
+        self._latest = None
         self._store.release(self._property_id, spent.day, priority)
 
     def server_exhausted(
@@ -148,6 +164,7 @@ class QuotaGate:
         self._server_reset = resets_at
         if provisional:
             self._store.carry_over(self._property_id, before, self.today(), self.quota)
+        self._latest = None
         self._store.observe_server(
             self._property_id, self.today(), self.quota, self.quota, resets_at=resets_at
         )
@@ -176,6 +193,7 @@ class QuotaGate:
             else:
                 self._server_reset = now + timedelta(seconds=reset)
             if provisional:
+                self._latest = None  # the counts move to the server's period
                 # what was counted by UTC midnight before the server said when its day ends
                 # belongs to the server's period (else a process started after UTC midnight but
                 # before the server's reset keeps two ledgers of one day)
@@ -184,6 +202,7 @@ class QuotaGate:
             self._server_quota = limit
         if limit is not None and limit > 0 and remaining is not None:
             used = max(limit - remaining, 0)
+            self._observed(used)
             self._store.observe_server(
                 self._property_id,
                 self.today(),
@@ -196,6 +215,13 @@ class QuotaGate:
     def observe_usage(self, used_calls: int, daily_quota: int) -> None:
         """Record the answer of ``GET /v1/Usage``."""
         self._server_quota = daily_quota
+        self._observed(used_calls)
         self._store.observe_server(
             self._property_id, self.today(), self.quota, used_calls, server_quota=daily_quota
         )
+
+    def _observed(self, used: int) -> None:
+        """Bring :meth:`latest` along with a server count that the store keeps (it never lowers it)."""
+        latest = self._latest
+        if latest is not None and used > latest.used_server:
+            self._latest = replace(latest, used_server=used)

@@ -101,7 +101,10 @@ class RunRecorder:
         sent = Counter(self.client.requests_sent.by_operation)
         sent.subtract(sent_before)
         report.requests_by_operation = +sent
-        report.budget = budget = self.client.budget()
+        # a run that sent requests has the row its last spend returned (a quiet poll spared a
+        # store read, issue 26); a run that sent none reads it
+        latest = self.client.latest_budget() if report.requests_by_operation else None
+        report.budget = budget = latest if latest is not None else self.client.budget()
         report.budget_remaining, report.budget_quota = budget.remaining, budget.quota
         if report.run_id is not None:
             try:

@@ -128,7 +128,12 @@ def near_nights(sync: PropertySync) -> tuple[date, date, list[date]]:
 
 
 async def load_mapping(sync: PropertySync) -> Mapping:
-    mapping = await asyncio.to_thread(sync.store.mappings.load_mapping, sync.property_id)
+    return await asyncio.to_thread(mapping_of, sync)
+
+
+def mapping_of(sync: PropertySync) -> Mapping:
+    """The property's mapping, read in the caller's thread; :class:`NoMapping` when it has none."""
+    mapping = sync.store.mappings.load_mapping(sync.property_id)
     if mapping is None:
         raise NoMapping(
             f"property {sync.property_id!r} has no mapping: load one with `roomsync mappings load FILE` "
@@ -169,7 +174,7 @@ def max_price_reads(sync: PropertySync) -> int:
         return max(1, options.price_read_cap())
     if options.price_reads_per_sync is not None:
         return options.price_reads_per_sync
-    quota = sync.client.budget().quota  # the server's quota once it said one
+    quota = sync.client.gate.quota  # the server's quota once it said one
     return max(1, math.ceil(quota * options.price_read_share))
 
 
@@ -207,14 +212,16 @@ def pms_read(
 async def listing_states(
     sync: PropertySync, listings: Sequence[ListingMapping]
 ) -> dict[ListingKey, ListingState]:
-    def load() -> dict[ListingKey, ListingState]:
-        # one query for the property's listings, not one per listing: every run starts here
-        known = {
-            state.listing: state for state in sync.store.listing_states.list_listing_states(sync.property_id)
-        }
-        return {key: known.get(key) or ListingState(listing=key) for key in map(sync.key, listings)}
+    return await asyncio.to_thread(states_of, sync, listings)
 
-    return await asyncio.to_thread(load)
+
+def states_of(sync: PropertySync, listings: Sequence[ListingMapping]) -> dict[ListingKey, ListingState]:
+    """The state of each of ``listings``, read in the caller's thread (a new one for a listing
+    the store does not know)."""
+    # one query for the property's listings, not one per listing: every run starts here
+    listed = sync.store.listing_states.list_listing_states(sync.property_id)
+    known = {state.listing: state for state in listed}
+    return {key: known.get(key) or ListingState(listing=key) for key in map(sync.key, listings)}
 
 
 def active_types(
