@@ -83,6 +83,33 @@ async def test_a_closure_a_second_closure_and_a_reopening_reach_the_channel(
     assert {day["availability"] for day in days.values()} == {"available"}
 
 
+async def test_a_reopening_of_one_of_two_touching_closures_reaches_the_channel(
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
+) -> None:
+    """Two closures located apart stay two runs where they touch: merged, the check read them as
+    one window, which still read closed after either was lifted (the busy-hour bench's slow
+    cancellations on the studios: nights left unavailable until a relocation)."""
+    sync = await synced(make_sync, sqlite_store, emulator, control)
+    control.call("POST", "/pms/close", {"dateFrom": night(10), "dateTo": night(11), "roomTypeId": 1})
+    assert (await detect_changes(sync)).pms.closures_changed == (1,)
+    control.call("POST", "/pms/close", {"dateFrom": night(12), "dateTo": night(13), "roomTypeId": 1})
+    assert (await detect_changes(sync)).pms.closures_changed == (1,)
+    runs = sqlite_store.sync_state.located_closures(sync.property_id).room_types[1]
+    assert (FIRST + timedelta(days=10), FIRST + timedelta(days=11)) in runs
+    assert (FIRST + timedelta(days=12), FIRST + timedelta(days=13)) in runs
+
+    control.clear_log()
+    control.call(
+        "POST", "/pms/close", {"dateFrom": night(10), "dateTo": night(11), "roomTypeId": 1, "open": True}
+    )
+    lifted = await detect_changes(sync)
+
+    assert lifted.pms.closures_changed == (1,) and lifted.pms.closures_located == ()
+    assert_converged(emulator, control)
+    days = control.calendar(ROOM_TYPE_LISTING, FIRST + timedelta(days=10), FIRST + timedelta(days=13))
+    assert [day["availability"] for _, day in sorted(days.items())] == ["available"] * 2 + ["unavailable"] * 2
+
+
 async def test_a_price_change_reaches_the_listing_and_the_connected_channels(
     emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
 ) -> None:

@@ -68,9 +68,19 @@ class Closures:
     remembered: tuple[int, ...] = ()
     """Room types whose closed nights came from the store (located by an earlier sync)."""
     notes: list[str] = field(default_factory=list)
+    runs: dict[int, tuple[NightSpan, ...]] = field(default_factory=dict)
+    """Each room type's closed nights as the runs they were found in (:meth:`runs_of`)."""
 
     def closed_for(self, room_type_id: int) -> frozenset[date]:
         return self.room_types.get(room_type_id, frozenset())
+
+    def runs_of(self, room_type_id: int) -> tuple[NightSpan, ...]:
+        """The type's closed nights as runs to keep and check apart: two closures located apart
+        stay two runs even where they touch, so the check reads each in its own window and sees
+        one of them lifted (merged into one run, a reopening of either looked like nothing
+        until a relocation: the check's blind spot). A type without recorded runs: the runs of
+        its consecutive nights."""
+        return self.runs.get(room_type_id) or spans_of(self.closed_for(room_type_id))
 
 
 def nights(first: date, last: date) -> Iterable[date]:
@@ -105,11 +115,23 @@ def remembered_closures(located: LocatedClosures, first: date, last: date) -> di
     return {t: _closed_in(spans, first, last) for t, spans in located.room_types.items()}
 
 
+def runs_within(spans: Iterable[NightSpan], first: date, last: date) -> tuple[NightSpan, ...]:
+    """The parts of ``spans`` within ``first..last``, each run kept apart."""
+    return tuple((max(a, first), min(b, last)) for a, b in spans if a <= last and b >= first)
+
+
+def remembered_runs(located: LocatedClosures, first: date, last: date) -> dict[int, tuple[NightSpan, ...]]:
+    """The located room-type runs, cut to ``first..last`` (types with none there left out)."""
+    runs = {t: runs_within(spans, first, last) for t, spans in located.room_types.items()}
+    return {t: spans for t, spans in runs.items() if spans}
+
+
 def remembered(located: LocatedClosures, first: date, last: date) -> Closures:
     """The closures the store holds, as a run that reads none uses them (poll, targeted push)."""
     return Closures(
         property_closed=_closed_in(located.property_wide, first, last),
         room_types=remembered_closures(located, first, last),
+        runs=remembered_runs(located, first, last),
     )
 
 
@@ -124,15 +146,25 @@ def with_nights_replaced(
             n for n in fresh if first <= n <= last
         )
 
+    def merge_runs(before: Iterable[NightSpan], fresh: Iterable[NightSpan]) -> tuple[NightSpan, ...]:
+        outside = [(a, min(b, first - ONE_DAY)) for a, b in before if a < first]
+        outside += [(max(a, last + ONE_DAY), b) for a, b in before if b > last]
+        return tuple(sorted([*outside, *runs_within(fresh, first, last)]))
+
     types = set(known.room_types) | set(checked.room_types)
     merged = {
         t: merge(known.closed_for(t), checked.closed_for(t)) if t in checked_types else known.closed_for(t)
+        for t in types
+    }
+    runs = {
+        t: merge_runs(known.runs_of(t), checked.runs_of(t)) if t in checked_types else known.runs_of(t)
         for t in types
     }
     return replace(
         checked,
         property_closed=merge(known.property_closed, checked.property_closed),
         room_types={t: nights_closed for t, nights_closed in merged.items() if nights_closed},
+        runs={t: spans for t, spans in runs.items() if spans},
     )
 
 
@@ -172,7 +204,7 @@ async def read_closures(
     types = set(room_type_ids)
     remembered_nights = remembered_closures(stored, first, last)
     known_nights = {t: nights_closed for t, nights_closed in remembered_nights.items() if t in types}
-    known_spans = {t: spans_of(n) for t, n in known_nights.items() if n}
+    known_spans = {t: spans for t, spans in remembered_runs(stored, first, last).items() if t in types}
     windows = check_windows(first, last, known_spans, window_nights)
     answers, refusal = await _read_all(check, windows, concurrency)
     if refusal is not None and not answers:
@@ -180,6 +212,7 @@ async def read_closures(
     before = remembered(stored, first, last)
     property_closed: set[date] = set()
     closed: dict[int, set[date]] = {t: set() for t in types}
+    runs: dict[int, list[NightSpan]] = {t: [] for t in types}
     lifted: set[int] = set()
     to_locate: list[tuple[Window, frozenset[int]]] = []
     notes: list[str] = []
@@ -189,6 +222,7 @@ async def read_closures(
             property_closed.update(n for n in window.each_night() if n in before.property_closed)
             for t in types:
                 closed[t].update(n for n in window.each_night() if n in known_nights.get(t, frozenset()))
+                runs[t].extend(runs_within(known_spans.get(t, ()), window.first_night, window.last_night))
             continue
         property_closed.update(_property_closed(answer, window.first_night, window.last_night))
         reported = {t for t, flag in _flags(answer).items() if flag}
@@ -197,6 +231,7 @@ async def read_closures(
         again = verdict.closed if relocate else frozenset()
         for t in verdict.closed - again:
             closed[t].update(window.each_night())
+            runs[t].append((window.first_night, window.last_night))
         lifted.update(verdict.lifted)
         locate_here = verdict.to_locate | again
         if locate_here:
@@ -214,6 +249,7 @@ async def read_closures(
         cut_short = cut_short or short
         for t, nights_closed in found.items():
             closed[t].update(nights_closed)
+            runs[t].extend(spans_of(nights_closed))  # found within one window: apart from its neighbours
     if cut_short:
         notes.append(
             "the budget ran out while locating room-type closures: the nights still in question "
@@ -228,6 +264,7 @@ async def read_closures(
         lifted=tuple(sorted(lifted)),
         remembered=tuple(sorted(t for t in known_spans if t not in lifted and t not in located)),
         notes=notes,
+        runs={t: tuple(sorted(spans)) for t, spans in runs.items() if spans},
     )
     return closures, answers
 

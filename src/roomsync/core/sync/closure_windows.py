@@ -22,7 +22,10 @@ compares (:mod:`.price_detection`), so an unchanged property pays them once for 
 
 The blind spot, by design: a closure lifted on only SOME nights of a known closed run leaves the
 run's window reporting "closed"; it is seen when a run re-locates closures (reconciliation, a
-resync) or when the rest of the run is lifted. A closure added is never missed.
+resync) or when the rest of the run is lifted. A closure added is never missed. The caller keeps
+the runs as they were located (``Closures.runs_of``): two closures found apart stay two runs,
+and two windows, even where they touch, so the reopening of one of them is seen (merged, it fell
+in the blind spot until the next reconciliation).
 """
 
 from __future__ import annotations

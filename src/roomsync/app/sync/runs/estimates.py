@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, date, datetime
 
-from roomsync.app.sync.closures import remembered_closures, spans_of
+from roomsync.app.sync.closures import remembered_runs
 from roomsync.app.sync.pauses import MANAGED_CATEGORIES
 from roomsync.app.sync.runs.property_sync import (
     PropertySync,
@@ -42,8 +42,7 @@ async def _check_windows(sync: PropertySync, first: date, last: date) -> list[Wi
     mapping = await load_mapping(sync)
     located = await asyncio.to_thread(sync.store.sync_state.located_closures, sync.property_id)
     types, _ = await watched_types(sync, mapping)
-    closed = remembered_closures(located, first, last)
-    known = {t: spans_of(nights) for t, nights in closed.items() if t in types and nights}
+    known = {t: spans for t, spans in remembered_runs(located, first, last).items() if t in types}
     return check_windows(first, last, known, sync.options.price_window_nights)
 
 

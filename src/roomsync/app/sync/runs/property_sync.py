@@ -272,7 +272,7 @@ async def save_closures(
         sync.property_id,
         read_at,
         spans_of(closures.property_closed),
-        {t: spans_of(closures.closed_for(t)) for t in room_types},
+        {t: closures.runs_of(t) for t in room_types},
     )
     if stale:
         log.info("closures of %s read meanwhile by another run were kept (newer)", sorted(stale, key=str))
