@@ -8,6 +8,7 @@ from datetime import timedelta
 from sync_harness import FIRST, LAST, Control, Emulator, SyncFactory, channel_mismatches, synced
 
 from roomsync.adapters.store import Store
+from roomsync.app.sync.runs.detect import detect_changes
 from roomsync.app.sync.runs.poll import poll
 
 STUDIOS = ("41000001", "41000002")
@@ -43,4 +44,50 @@ async def test_a_cancellation_frees_the_studios_through_one_poll(
     assert report.result == "ok"
     shown = [control.calendar(s, night, night)[night]["availability"] for s in STUDIOS]
     assert shown == ["available", "available"], (night, shown, report.listings)
+    assert channel_mismatches(emulator.state, control, FIRST, LAST) == []
+
+
+CHECK_WINDOW = "POST /v1/Availability/RoomType/CombinedExtended"
+
+
+async def test_a_cancellation_on_reopened_nights_shows_with_the_poll_that_sees_it(
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
+) -> None:
+    """The front desk reopens two studio nights it had closed, then a guest cancels there: the
+    poll that sees the rooms move on nights roomsync holds closed checks that run again (one
+    read), finds it lifted and frees the studios, where they used to wait for the next detection
+    (the busy-hour bench). A poll that sees no room move there spends nothing more."""
+    sync = await synced(make_sync, sqlite_store, emulator, control)
+    free = control.free_rooms(FIRST, LAST)[4]
+    night = next(
+        n
+        for n in sorted(free)
+        if n > FIRST + timedelta(days=2)
+        and free[n] > 0
+        and free[n + timedelta(days=1)] > 0
+        and not any(control.calendar(s, n, n + timedelta(days=1))[n]["reserved"] for s in STUDIOS)
+    )
+    after = night + timedelta(days=1)
+    bookings = []
+    for _ in range(free[night]):
+        body = {"dateFrom": str(night), "dateTo": str(after), "lastName": "S", "roomTypeId": 4}
+        bookings.append(int(control.call("POST", "/pms/book", body)["reservationId"]))
+    closure = {"dateFrom": str(night), "dateTo": str(after), "roomTypeId": 4}
+    control.call("POST", "/pms/close", closure)
+    assert (await detect_changes(sync)).pms.closures_changed == (4,)
+    control.call("POST", "/pms/close", {**closure, "open": True})
+
+    control.clear_log()
+    quiet = await poll(sync)  # nothing moved: the reopening is the detection's to see
+    assert quiet.result == "ok" and control.total() == 1 and quiet.pms.closures_changed == ()
+
+    control.call("POST", "/pms/cancel", {"reservationId": bookings[0]})
+    control.clear_log()
+    report = await poll(sync)
+
+    assert report.result == "ok" and report.pms.closures_changed == (4,)
+    assert control.counts().get(CHECK_WINDOW) == 1
+    for studio in STUDIOS:
+        days = control.calendar(studio, night, after)
+        assert [days[n]["availability"] for n in (night, after)] == ["available", "available"]
     assert channel_mismatches(emulator.state, control, FIRST, LAST) == []

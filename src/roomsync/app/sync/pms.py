@@ -20,7 +20,7 @@ from datetime import date, datetime, timedelta
 
 from roomsync.adapters.client import ServiceClient
 from roomsync.adapters.store import Store
-from roomsync.app.sync.closures import Closures, read_closures
+from roomsync.app.sync.closures import CheckReader, Closures, CombinedReader, read_closures
 from roomsync.app.sync.prices import CurrencyMismatch, PmsPrices, detect_prices
 from roomsync.core.api.pms.availability import (
     RoomAvailability,
@@ -114,10 +114,9 @@ async def read_pms(read: PmsRead) -> PmsFacts:
     )
 
 
-async def read_closures_and_prices(read: PmsRead) -> tuple[Closures, PmsPrices]:
-    """The closure check (its windows read with ``CombinedExtended`` at the AVAILABILITY priority),
-    then the price detection, which takes the check's window totals as its first reads."""
-    client = read.client
+def closure_readers(client: ServiceClient) -> tuple[CheckReader, CombinedReader]:
+    """The closure check's window read (``CombinedExtended``) and its locating read
+    (``Combined``), both at the AVAILABILITY priority."""
 
     async def check(window: Window) -> RoomTypeAvailabilityExtended:
         request = RoomTypeAvailabilityExtendedRequest(date_from=window.date_from, date_to=window.date_to)
@@ -127,6 +126,14 @@ async def read_closures_and_prices(read: PmsRead) -> tuple[Closures, PmsPrices]:
         request = RoomTypeAvailabilityRequest(date_from=a, date_to=b + timedelta(days=1))
         return await client.room_type_availability(request, priority=Priority.AVAILABILITY)
 
+    return check, combined
+
+
+async def read_closures_and_prices(read: PmsRead) -> tuple[Closures, PmsPrices]:
+    """The closure check (its windows read with ``CombinedExtended`` at the AVAILABILITY priority),
+    then the price detection, which takes the check's window totals as its first reads."""
+    client = read.client
+    check, combined = closure_readers(client)
     closures, answers = await read_closures(
         check,
         combined,

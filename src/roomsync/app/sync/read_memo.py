@@ -54,12 +54,17 @@ class FreeRoomsMemo:
         """What the read remembered said, when ``answer`` is its digest over the same ``nights``
         and the view marked it; None otherwise (decode the answer)."""
         last = self._last
-        if last is None or last.mark is None:
+        if last is None or last.mark is None or last.answer != answer:
             return None
-        if (last.answer, last.first, last.last) != (answer, nights[0], nights[-1]):
+        free = self.last_free_rooms(nights)
+        return None if free is None else Recalled(free, last.mark)
+
+    def last_free_rooms(self, nights: Sequence[date]) -> dict[int, dict[date, int]] | None:
+        """The free rooms of the last read a run decoded, when it asked the same ``nights``."""
+        last = self._last
+        if last is None or (last.first, last.last) != (nights[0], nights[-1]):
             return None
-        free = {t: dict(zip(nights, counts, strict=True)) for t, counts in last.counts.items()}
-        return Recalled(free, last.mark)
+        return {t: dict(zip(nights, counts, strict=True)) for t, counts in last.counts.items()}
 
     def remember(
         self,

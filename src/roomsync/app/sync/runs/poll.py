@@ -10,8 +10,14 @@ import asyncio
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 
-from roomsync.app.sync.closures import Closures, remembered
-from roomsync.app.sync.pms import PmsFacts, counts_of, free_room_ids_in, free_rooms_request
+from roomsync.app.sync.closures import Closures, read_closures, remembered, with_nights_replaced
+from roomsync.app.sync.pms import (
+    PmsFacts,
+    closure_readers,
+    counts_of,
+    free_room_ids_in,
+    free_rooms_request,
+)
 from roomsync.app.sync.prices import PmsPrices
 from roomsync.app.sync.report import COMMAND_LINE, SyncReport
 from roomsync.app.sync.runs.listing_pass import sync_listings
@@ -21,11 +27,13 @@ from roomsync.app.sync.runs.property_sync import (
     horizon,
     ledger_run,
     mapping_of,
+    save_closures,
     states_of,
 )
 from roomsync.core.catalog.types import Priority
 from roomsync.core.mapping import Mapping
-from roomsync.core.ports import ListingKey, ListingState
+from roomsync.core.ports import ListingKey, ListingState, LocatedClosures
+from roomsync.core.sync.desired import nights_through
 
 POLL = "poll"
 
@@ -42,11 +50,14 @@ async def poll_pass(sync: PropertySync, report: SyncReport, closures: Closures |
     first, last = nights[0], nights[-1]
     report.first_night, report.last_night = first, last
     stored = await asyncio.to_thread(read_stored, sync, first, last, closures)
+    before = sync.free_rooms_memo.last_free_rooms(nights)
     read_started = sync.clock()
     free = await read_free_rooms_into_view(sync, nights, read_started)
     report.pms.availability_reads = 1
     mapping = stored.mapping
     facts = PmsFacts(first, last, free, stored.closures, stored.prices, read_at=read_started)
+    if stored.located is not None and before is not None:
+        facts = await recheck_closures_where_rooms_moved(sync, report, facts, stored.located, before)
     # a listing whose inputs are those a run last brought it in step with (its digest) needs
     # neither its ledger read nor a diff: on a quiet poll of a 365-night horizon that was most of
     # the poll's CPU (issue 26). The poll keeps the digest of a listing it brought in step, as a
@@ -54,6 +65,54 @@ async def poll_pass(sync: PropertySync, report: SyncReport, closures: Closures |
     # push, which writes a few nights only, forgets it.
     run = replace(ledger_run(sync, report, nights), trust_digests=True)
     report.listings = await sync_listings(sync, run, mapping.listings, facts, stored.states)
+
+
+async def recheck_closures_where_rooms_moved(
+    sync: PropertySync,
+    report: SyncReport,
+    facts: PmsFacts,
+    located: LocatedClosures,
+    before: dict[int, dict[date, int]],
+) -> PmsFacts:
+    """``facts`` with each known closed run whose free rooms moved since the last read checked
+    again, one ``CombinedExtended`` read a run.
+
+    A booking or a cancellation on nights roomsync holds closed is the front desk at work there,
+    often right after reopening them: a reopening is otherwise seen by the next detection only,
+    and the cancellation with it (the busy-hour bench: the studios freed by a cancellation shown
+    10 to 19 minutes late, their reopening unseen). A run is checked as the detection checks it
+    (:func:`~roomsync.app.sync.closures.read_closures` over its own nights), so a run found lifted
+    is forgotten and the poll pushes the nights it frees."""
+    closures = facts.closures
+    moved = [
+        (room_type_id, run)
+        for room_type_id in sorted(closures.room_types)
+        for run in closures.runs_of(room_type_id)
+        if any(
+            before.get(room_type_id, {}).get(night) != facts.free_rooms.get(room_type_id, {}).get(night)
+            for night in nights_through(*run)
+        )
+    ]
+    if not moved:
+        return facts
+    check, combined = closure_readers(sync.client)
+    changed: set[int] = set()
+    for room_type_id, (first, last) in moved:
+        checked, _ = await read_closures(
+            check, combined, first, last, [room_type_id], located,
+            window_nights=sync.options.price_window_nights, concurrency=1,
+        )  # fmt: skip
+        report.pms.closure_reads += checked.reads
+        rechecked = with_nights_replaced(closures, checked, first, last, [room_type_id])
+        if rechecked.closed_for(room_type_id) != closures.closed_for(room_type_id):
+            changed.add(room_type_id)
+        closures = replace(rechecked, reads=0, notes=[])
+    if not changed:
+        return facts
+    report.pms.closures_changed = tuple(sorted(changed))
+    facts = replace(facts, closures=closures)
+    await save_closures(sync, facts, changed, facts.read_at or sync.clock())
+    return facts
 
 
 @dataclass(frozen=True)
@@ -65,6 +124,8 @@ class StoredInputs:
     closures: Closures
     states: dict[ListingKey, ListingState]
     prices: PmsPrices
+    located: LocatedClosures | None = None
+    """The runs the store holds, when the poll took its closures from them."""
 
 
 def read_stored(sync: PropertySync, first: date, last: date, closures: Closures | None) -> StoredInputs:
@@ -72,11 +133,14 @@ def read_stored(sync: PropertySync, first: date, last: date, closures: Closures 
     about 0.2 ms of CPU, a fair part of a quiet poll; issue 26); ``closures``, when given, instead
     of those the store holds."""
     mapping = mapping_of(sync)
+    located = None
     if closures is None:
-        closures = remembered(sync.store.sync_state.located_closures(sync.property_id), first, last)
+        located = sync.store.sync_state.located_closures(sync.property_id)
+        closures = remembered(located, first, last)
     states = states_of(sync, mapping.listings)
     room_types = {entry.room_type_id for entry in mapping.listings}
-    return StoredInputs(mapping, closures, states, cached_prices(sync, mapping, room_types, first, last))
+    prices = cached_prices(sync, mapping, room_types, first, last)
+    return StoredInputs(mapping, closures, states, prices, located)
 
 
 async def read_free_rooms_into_view(
