@@ -50,9 +50,8 @@ async def poll_pass(sync: PropertySync, report: SyncReport, closures: Closures |
     first, last = nights[0], nights[-1]
     report.first_night, report.last_night = first, last
     stored = await asyncio.to_thread(read_stored, sync, first, last, closures)
-    before = sync.free_rooms_memo.last_free_rooms(nights)
     read_started = sync.clock()
-    free = await read_free_rooms_into_view(sync, nights, read_started)
+    free, before = await read_free_rooms_into_view(sync, nights, read_started)
     report.pms.availability_reads = 1
     mapping = stored.mapping
     facts = PmsFacts(first, last, free, stored.closures, stored.prices, read_at=read_started)
@@ -145,10 +144,13 @@ def read_stored(sync: PropertySync, first: date, last: date, closures: Closures 
 
 async def read_free_rooms_into_view(
     sync: PropertySync, nights: list[date], read_at: datetime
-) -> dict[int, dict[date, int]]:
+) -> tuple[dict[int, dict[date, int]], dict[int, dict[date, int]] | None]:
     """ONE PMS read of the free rooms over ``nights``, saved into the availability view (the
     webhook receiver answers guests from it: each poll keeps it fresh for free). An answer of the
-    same bytes as the one remembered only dates the view's range (:mod:`.read_memo`)."""
+    same bytes as the one remembered only dates the view's range (:mod:`.read_memo`).
+
+    Returns the free rooms, and those of the read before when this answer differs from it (None
+    when it repeats it, or no read of these nights is remembered)."""
     request = free_rooms_request(nights[0], nights[-1])
     answer = await sync.client.room_availability_digested(request, priority=Priority.AVAILABILITY)
     memo, view = sync.free_rooms_memo, sync.store.availability_view
@@ -156,9 +158,10 @@ async def read_free_rooms_into_view(
     if recalled is not None and await asyncio.to_thread(
         view.date_read, sync.property_id, read_at, recalled.mark
     ):
-        return recalled.free_rooms
+        return recalled.free_rooms, None
+    before = memo.last_free_rooms(nights)
     rooms = free_room_ids_in(answer.model(), nights[0], nights[-1])
     free = counts_of(rooms)
     mark = await asyncio.to_thread(view.save_read, sync.property_id, read_at, free, rooms)
     memo.remember(answer.digest, nights, free, mark)
-    return free
+    return free, before
