@@ -3,7 +3,7 @@ studios' calendars through one poll (found slow from outside by the busy-hour be
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import date, timedelta
 
 from sync_harness import FIRST, LAST, Control, Emulator, SyncFactory, channel_mismatches, synced
 
@@ -19,13 +19,7 @@ async def test_a_cancellation_frees_the_studios_through_one_poll(
 ) -> None:
     sync = await synced(make_sync, sqlite_store, emulator, control)
     free = control.free_rooms(FIRST, LAST)[4]
-    night = next(
-        n
-        for n in sorted(free)
-        if n > FIRST + timedelta(days=2)
-        and free[n] > 0
-        and not any(control.calendar(s, n, n)[n]["reserved"] for s in STUDIOS)
-    )
+    night = open_studio_nights(control, free, 1)
     bookings = []
     for _ in range(free[night]):
         body = {
@@ -50,6 +44,20 @@ async def test_a_cancellation_frees_the_studios_through_one_poll(
 CHECK_WINDOW = "POST /v1/Availability/RoomType/CombinedExtended"
 
 
+def open_studio_nights(control: Control, free: dict[date, int], length: int) -> date:
+    """The first night after the next two from which ``length`` nights each have a free studio
+    and no channel reservation on either studio."""
+
+    def open_night(n: date) -> bool:
+        return free.get(n, 0) > 0 and not any(control.calendar(s, n, n)[n]["reserved"] for s in STUDIOS)
+
+    return next(
+        n
+        for n in sorted(free)
+        if n > FIRST + timedelta(days=2) and all(open_night(n + timedelta(days=k)) for k in range(length))
+    )
+
+
 async def test_a_cancellation_on_reopened_nights_shows_with_the_poll_that_sees_it(
     emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
 ) -> None:
@@ -58,20 +66,15 @@ async def test_a_cancellation_on_reopened_nights_shows_with_the_poll_that_sees_i
     read), finds it lifted and frees the studios, where they used to wait for the next detection
     (the busy-hour bench). A poll that sees no room move there spends nothing more."""
     sync = await synced(make_sync, sqlite_store, emulator, control)
-    free = control.free_rooms(FIRST, LAST)[4]
-    night = next(
-        n
-        for n in sorted(free)
-        if n > FIRST + timedelta(days=2)
-        and free[n] > 0
-        and free[n + timedelta(days=1)] > 0
-        and not any(control.calendar(s, n, n + timedelta(days=1))[n]["reserved"] for s in STUDIOS)
-    )
+    night = open_studio_nights(control, control.free_rooms(FIRST, LAST)[4], 2)
     after = night + timedelta(days=1)
-    bookings = []
-    for _ in range(free[night]):
-        body = {"dateFrom": str(night), "dateTo": str(after), "lastName": "S", "roomTypeId": 4}
-        bookings.append(int(control.call("POST", "/pms/book", body)["reservationId"]))
+    body = {
+        "dateFrom": str(night),
+        "dateTo": str(after + timedelta(days=1)),
+        "lastName": "S",
+        "roomTypeId": 4,
+    }
+    booking = int(control.call("POST", "/pms/book", body)["reservationId"])
     closure = {"dateFrom": str(night), "dateTo": str(after), "roomTypeId": 4}
     control.call("POST", "/pms/close", closure)
     assert (await detect_changes(sync)).pms.closures_changed == (4,)
@@ -81,7 +84,7 @@ async def test_a_cancellation_on_reopened_nights_shows_with_the_poll_that_sees_i
     quiet = await poll(sync)  # nothing moved: the reopening is the detection's to see
     assert quiet.result == "ok" and control.total() == 1 and quiet.pms.closures_changed == ()
 
-    control.call("POST", "/pms/cancel", {"reservationId": bookings[0]})
+    control.call("POST", "/pms/cancel", {"reservationId": booking})
     control.clear_log()
     report = await poll(sync)
 
