@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from sync_harness import FIRST, LAST, Control, Emulator, SyncFactory, channel_mismatches, synced
+from sync_harness import (
+    AVAILABILITY_ROOM,
+    FIRST,
+    LAST,
+    Control,
+    Emulator,
+    SyncFactory,
+    channel_mismatches,
+    synced,
+)
 
 from roomsync.adapters.store import Store
 from roomsync.app.sync.runs.detect import detect_changes
@@ -94,3 +103,34 @@ async def test_a_cancellation_on_reopened_nights_shows_with_the_poll_that_sees_i
         days = control.calendar(studio, night, after)
         assert [days[n]["availability"] for n in (night, after)] == ["available", "available"]
     assert channel_mismatches(emulator.state, control, FIRST, LAST) == []
+
+
+async def test_a_check_the_budget_refuses_leaves_the_poll_whole(
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
+) -> None:
+    """The check of a closed run is extra: when the budget refuses it the poll still ends ok, with
+    the runs as known and a note, and is not cut short after its read."""
+    sync = await synced(make_sync, sqlite_store, emulator, control)
+    night = open_studio_nights(control, control.free_rooms(FIRST, LAST)[4], 1)
+    body = {
+        "dateFrom": str(night),
+        "dateTo": str(night + timedelta(days=1)),
+        "lastName": "S",
+        "roomTypeId": 4,
+    }
+    booking = int(control.call("POST", "/pms/book", body)["reservationId"])
+    closure = {"dateFrom": str(night), "dateTo": str(night), "roomTypeId": 4}
+    control.call("POST", "/pms/close", closure)
+    assert (await detect_changes(sync)).pms.closures_changed == (4,)
+    control.call("POST", "/pms/close", {**closure, "open": True})
+    assert (await poll(sync)).result == "ok"
+    # the poll's read leaves the AVAILABILITY reserve (75 of 1,500) and no more
+    control.call("POST", "/quota", {"dailyQuota": 1500, "freeLicence": False, "usedCalls": 1424})
+    control.call("POST", "/pms/cancel", {"reservationId": booking})
+    control.clear_log()
+
+    report = await poll(sync)
+
+    assert report.result == "ok" and report.pms.closures_changed == ()
+    assert any("not checked again" in note for note in report.notes)
+    assert control.counts().get(CHECK_WINDOW) is None and control.counts().get(AVAILABILITY_ROOM) == 1
