@@ -19,6 +19,7 @@ from sync_harness import (
 from roomsync.adapters.store import Store
 from roomsync.app.sync.runs.detect import detect_changes
 from roomsync.app.sync.runs.poll import poll
+from roomsync.app.sync.runs.property_sync import PropertySync
 
 STUDIOS = ("41000001", "41000002")
 
@@ -67,6 +68,18 @@ def open_studio_nights(control: Control, free: dict[date, int], length: int) -> 
     )
 
 
+async def booked_closed_and_reopened(sync: PropertySync, control: Control, first: date, last: date) -> int:
+    """A studio booked over ``first..last``, then the nights closed, the closure detected, and
+    the nights reopened (no detection since): the booking's id."""
+    stay = {"dateFrom": str(first), "dateTo": str(last + timedelta(days=1)), "lastName": "S", "roomTypeId": 4}
+    booking = int(control.call("POST", "/pms/book", stay)["reservationId"])
+    closure = {"dateFrom": str(first), "dateTo": str(last), "roomTypeId": 4}
+    control.call("POST", "/pms/close", closure)
+    assert (await detect_changes(sync)).pms.closures_changed == (4,)
+    control.call("POST", "/pms/close", {**closure, "open": True})
+    return booking
+
+
 async def test_a_cancellation_on_reopened_nights_shows_with_the_poll_that_sees_it(
     emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
 ) -> None:
@@ -77,17 +90,7 @@ async def test_a_cancellation_on_reopened_nights_shows_with_the_poll_that_sees_i
     sync = await synced(make_sync, sqlite_store, emulator, control)
     night = open_studio_nights(control, control.free_rooms(FIRST, LAST)[4], 2)
     after = night + timedelta(days=1)
-    body = {
-        "dateFrom": str(night),
-        "dateTo": str(after + timedelta(days=1)),
-        "lastName": "S",
-        "roomTypeId": 4,
-    }
-    booking = int(control.call("POST", "/pms/book", body)["reservationId"])
-    closure = {"dateFrom": str(night), "dateTo": str(after), "roomTypeId": 4}
-    control.call("POST", "/pms/close", closure)
-    assert (await detect_changes(sync)).pms.closures_changed == (4,)
-    control.call("POST", "/pms/close", {**closure, "open": True})
+    booking = await booked_closed_and_reopened(sync, control, night, after)
 
     control.clear_log()
     quiet = await poll(sync)  # nothing moved: the reopening is the detection's to see
@@ -112,17 +115,7 @@ async def test_a_check_the_budget_refuses_leaves_the_poll_whole(
     the runs as known and a note, and is not cut short after its read."""
     sync = await synced(make_sync, sqlite_store, emulator, control)
     night = open_studio_nights(control, control.free_rooms(FIRST, LAST)[4], 1)
-    body = {
-        "dateFrom": str(night),
-        "dateTo": str(night + timedelta(days=1)),
-        "lastName": "S",
-        "roomTypeId": 4,
-    }
-    booking = int(control.call("POST", "/pms/book", body)["reservationId"])
-    closure = {"dateFrom": str(night), "dateTo": str(night), "roomTypeId": 4}
-    control.call("POST", "/pms/close", closure)
-    assert (await detect_changes(sync)).pms.closures_changed == (4,)
-    control.call("POST", "/pms/close", {**closure, "open": True})
+    booking = await booked_closed_and_reopened(sync, control, night, night)
     assert (await poll(sync)).result == "ok"
     # the poll's read leaves the AVAILABILITY reserve (75 of 1,500) and no more
     control.call("POST", "/quota", {"dailyQuota": 1500, "freeLicence": False, "usedCalls": 1424})
