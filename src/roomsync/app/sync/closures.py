@@ -216,6 +216,12 @@ async def read_closures(
     lifted: set[int] = set()
     to_locate: list[tuple[Window, frozenset[int]]] = []
     notes: list[str] = []
+    verdicts = {
+        window: judge_window(window, {t for t, flag in _flags(answer).items() if flag}, known_nights, types)
+        for window, answer in answers.items()
+    }
+    new_by_first_night = {w.first_night: v.to_locate for w, v in verdicts.items()}
+    new_by_last_night = {w.last_night: v.to_locate for w, v in verdicts.items()}
     for window in windows:
         answer = answers.get(window)
         if answer is None:  # refused: what the store knew of these nights stands
@@ -225,10 +231,14 @@ async def read_closures(
                 runs[t].extend(runs_within(known_spans.get(t, ()), window.first_night, window.last_night))
             continue
         property_closed.update(_property_closed(answer, window.first_night, window.last_night))
-        reported = {t for t, flag in _flags(answer).items() if flag}
-        verdict = judge_window(window, reported, known_nights, types)
-        # relocating: a known run still reported closed may be closed on only some of its nights
-        again = verdict.closed if relocate else frozenset()
+        verdict = verdicts[window]
+        # relocating: a known run still reported closed may be closed on only some of its nights;
+        # so may one touched by a new closure of its type (the desk may have reopened the run
+        # and closed across its edge again: the run still reads closed)
+        touching = new_by_last_night.get(window.first_night - ONE_DAY, frozenset()) | new_by_first_night.get(
+            window.last_night + ONE_DAY, frozenset()
+        )
+        again = verdict.closed if relocate else verdict.closed & touching
         for t in verdict.closed - again:
             closed[t].update(window.each_night())
             runs[t].append((window.first_night, window.last_night))

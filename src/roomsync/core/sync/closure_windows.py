@@ -25,7 +25,8 @@ run's window reporting "closed"; it is seen when a run re-locates closures (reco
 resync) or when the rest of the run is lifted. A closure added is never missed. The caller keeps
 the runs as they were located (``Closures.runs_of``): two closures found apart stay two runs,
 and two windows, even where they touch, so the reopening of one of them is seen (merged, it fell
-in the blind spot until the next reconciliation).
+in the blind spot until the next reconciliation); and a known run that a new closure of its type
+touches is located again (the desk may have reopened it and closed across its edge).
 """
 
 from __future__ import annotations
