@@ -251,6 +251,34 @@ def channel_differences(day: Day, inactive: Collection[str]) -> dict[str, dict[s
     return differences
 
 
+def story_of(day: Day, differences: dict[str, dict[str, Any]], daemon_log: str) -> str:
+    """What a failure needs to be traced (CI keeps no files): for each listing that differs, the
+    PMS reservations of its room type and the channel's reservations of it that touch the nights
+    that differ, and the daemon's log lines that name one of them."""
+    state = day.emulator.state
+    lines: list[str] = []
+    names: set[str] = set()
+    for listing_id, wrong in differences.items():
+        nights = {date.fromisoformat(n.removeprefix("price ")) for n in wrong}
+        first, last = min(nights), max(nights)
+        names.add(listing_id)
+        for r in sorted(state.pms.reservations.values(), key=lambda r: r.id):
+            if r.room_type_id == LISTING_ROOM_TYPE[listing_id] and r.date_from <= last and r.date_to > first:
+                lines.append(
+                    f"PMS {r.id}: room {r.room_id} {r.date_from}..{r.date_to}"
+                    f" status {r.reservation_status_id} code {r.booking_agency_reference_code}"
+                    f" created {r.create_date} updated {r.last_update}"
+                )
+                names.add(str(r.id))
+        for c in state.channel.reservations.values():
+            end = c.start_date + timedelta(days=c.nights)
+            if c.listing_id == listing_id and c.start_date <= last and end > first:
+                lines.append(f"channel {c.confirmation_code}: {c.start_date}..{end} {c.status_type}")
+                names.add(c.confirmation_code)
+    told = [line for line in daemon_log.splitlines() if any(name in line for name in names)]
+    return "\n".join([*lines, "daemon log:", *told[-60:]])
+
+
 def run_day(day: Day, advance_to: Callable[[float], None]) -> None:
     pending = sorted(ACTIVITIES, key=lambda item: item[0])
     started = datetime.now(UTC)
@@ -339,7 +367,10 @@ def test_a_day_of_roomsync_serve_against_the_emulator(tmp_path: Path, faults: di
             # the channel holds what the PMS implies, for every active listing
             inactive = inactive_listings(status)
             assert inactive == {"41000002", "41000005"}  # unlinked today; never connected
-            assert channel_differences(day, inactive) == {}, "the channel differs from the PMS"
+            differences = channel_differences(day, inactive)
+            assert differences == {}, "the channel differs from the PMS\n" + story_of(
+                day, differences, daemon.log()
+            )
 
             # every guest booking is in the PMS, once
             assert len(day.guest_codes) == 5

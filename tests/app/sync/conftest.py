@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sync_harness import NOW, Control, Emulator, SyncFactory, settings_for
+from sync_harness import FAST_RETRIES, NOW, Control, Emulator, SyncFactory, settings_for
 
-from roomsync.adapters.client import RetryPolicy, ServiceClient
+from roomsync.adapters.client import ServiceClient
 from roomsync.adapters.store import Store, open_store, upgrade_to_head
 from roomsync.app.sync.runs.property_sync import PropertySync, SyncOptions
 from roomsync.emulator.app import create_app
@@ -22,8 +22,6 @@ from roomsync.emulator.server import serve_in_thread
 from roomsync.metrics import Metrics
 from roomsync.property_context import PropertyContext
 from support.postgres import scratch_postgres_database
-
-FAST_RETRIES = RetryPolicy(max_retries=2, backoff_base=0.001, backoff_max=0.01, max_wait=2.0, settle=0.0)
 
 
 @pytest.fixture(scope="session")

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 import httpx
 
+from roomsync.adapters.client import RetryPolicy
 from roomsync.adapters.store import Store
 from roomsync.app.sync.mapping_io import parse_mapping_toml
 from roomsync.app.sync.runs.full_sync import sync_property
@@ -46,6 +47,8 @@ AVAILABILITY_ROOM = "POST /v1/Availability/Room"
 """The PMS's free-room read."""
 DOUBLES = ("2001", "41000003")
 """The room-type listing of room type 1 (account, listing)."""
+FAST_RETRIES = RetryPolicy(max_retries=2, backoff_base=0.001, backoff_max=0.01, max_wait=2.0, settle=0.0)
+"""The client's retries in these tests: as many, without the waits."""
 ROOM_TYPE_LISTING = "41000003"  # sells room type 1
 SUITES_LISTING = "41000004"  # sells room type 2
 

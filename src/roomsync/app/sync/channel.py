@@ -24,7 +24,13 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from roomsync.adapters.client import QuotaExhausted, ServiceClient, ServiceError
+from roomsync.adapters.client import (
+    QuotaExhausted,
+    RetriableError,
+    ServiceClient,
+    ServiceError,
+    UnexpectedResponse,
+)
 from roomsync.adapters.store import Store
 from roomsync.app.sync.history_writer import RunStamp, drift_entries, push_entries, store_entries
 from roomsync.app.sync.ledger import calendar_from_ledger, ledger_days
@@ -38,6 +44,7 @@ from roomsync.core.ports import ListingKey, ListingState
 from roomsync.core.sync import (
     DayState,
     Field,
+    InventoryRequestPlan,
     apply_operations,
     compile_operations,
     groups_of,
@@ -220,9 +227,13 @@ async def _sync(
         return
     applied: dict[date, DayState] = dict(current)
     for index, request in enumerate(requests):
-        answer = await run.client.update_inventory(
-            inventory_update(listing.account_id, listing.listing_id, request), priority=outcome.priority
-        )
+        try:
+            answer = await run.client.update_inventory(
+                inventory_update(listing.account_id, listing.listing_id, request), priority=outcome.priority
+            )
+        except (RetriableError, UnexpectedResponse):
+            await asyncio.to_thread(_forget_written_days, run.store, key, request)
+            raise
         confirmed_at = run.clock()
         before, applied = applied, apply_operations(applied, request.operations)
         if (from_channel or unknown) and index == 0:
@@ -249,6 +260,14 @@ async def _sync(
         keep_days = run.stamp.keep_days
         await asyncio.to_thread(store_entries, run.store, run.property_id, pushed, confirmed_at, keep_days)
     outcome.status = ListingStatus.WRITTEN
+
+
+def _forget_written_days(store: Store, key: ListingKey, request: InventoryRequestPlan) -> None:
+    """Forget the ledger's days of a write that may have been applied though it failed (an
+    attempt timed out, or its answer could not be read): what the channel holds there is not
+    known any more, so the next run writes those days again instead of trusting the ledger."""
+    for operation in request.operations:
+        store.calendar.forget_days(key, operation.date_from, operation.date_to)
 
 
 def _priority_name(priority: Priority | None) -> str | None:

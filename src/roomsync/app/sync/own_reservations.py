@@ -5,6 +5,16 @@ reservations occupy (03-conventions): the channel does not lower ``availableCoun
 so it sells ``count`` minus its own reservations. Only reservations the PMS already holds may be
 added back: one the PMS has not received yet has not taken a free room.
 
+A run reads these twice, before and after its read of the free rooms, and counts a night's
+reservation only when both reads hold it (:func:`fewest`). The bridge places a reservation in the
+PMS and then records it: read only after the free rooms, a reservation placed during that read is
+counted while the free rooms still show its room, and the channel is offered one room more than
+the PMS has (found under faults by test_daemon_day, where a write of that count then landed after
+its correction). Read on both sides, a reservation is counted only when it was recorded, so placed, before the
+free rooms were read. A cancellation (or a move) is recorded after the PMS freed the room: it
+can still be counted with its room shown free only if its record lags the PMS's answer by the
+whole free-rooms read, and the next run corrects that.
+
 The source is the webhook bridge's record of what the PMS was given (``channel_reservation``,
 ``SqlWebhookRecords.list_bookings``): the nights the PMS reservation holds, while its status
 holds a room. It costs no request. A channel reservation that reached the PMS some other way is
@@ -13,7 +23,7 @@ not counted, which errs on the safe side: the channel then offers one room fewer
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import date, timedelta
 
 from roomsync.adapters.store.webhook_records import ChannelBooking
@@ -51,3 +61,18 @@ def own_reserved_rooms(bookings: Iterable[ChannelBooking]) -> dict[str, dict[dat
             counts[night] = counts.get(night, 0) + 1
             night += timedelta(days=1)
     return per_listing
+
+
+OwnReserved = Mapping[str, Mapping[date, int]]
+"""Per listing id, the rooms its own reservations occupy on each night."""
+
+
+def fewest(before: OwnReserved, after: OwnReserved) -> dict[str, dict[date, int]]:
+    """Per listing and night, the fewer rooms of two reads (see the module docstring)."""
+    fewer: dict[str, dict[date, int]] = {}
+    for listing_id, nights in before.items():
+        both = {night: min(count, nights.get(night, 0)) for night, count in after.get(listing_id, {}).items()}
+        kept = {night: count for night, count in both.items() if count > 0}  # as a read leaves them
+        if kept:
+            fewer[listing_id] = kept
+    return fewer

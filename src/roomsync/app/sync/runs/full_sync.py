@@ -14,7 +14,7 @@ from roomsync.app.sync.closures import remembered, with_nights_replaced
 from roomsync.app.sync.connected import push_connected_prices
 from roomsync.app.sync.pms import PmsFacts, read_pms
 from roomsync.app.sync.report import COMMAND_LINE, SyncReport
-from roomsync.app.sync.runs.listing_pass import read_listings, sync_listings
+from roomsync.app.sync.runs.listing_pass import read_listings, read_own_reserved, sync_listings
 from roomsync.app.sync.runs.property_sync import (
     PropertySync,
     Window,
@@ -77,6 +77,7 @@ async def full_pass(sync: PropertySync, report: SyncReport, scope: FullScope) ->
     listing_facts = await asyncio.to_thread(sync_state.listing_facts, sync.property_id)
     closure_types = active_types(sync.property_id, listings, states, listing_facts)
     sync.progress("pms", 0, 1)
+    own_before = await asyncio.to_thread(read_own_reserved, sync, nights[0])
     read_at = sync.clock()
     read = pms_read(
         sync,
@@ -115,7 +116,7 @@ async def full_pass(sync: PropertySync, report: SyncReport, scope: FullScope) ->
         trust_digests=not scope.read_channel,
         record_every_listing=True,
     )
-    report.listings = await sync_listings(sync, run, listings, facts, states)
+    report.listings = await sync_listings(sync, run, listings, facts, states, own_before=own_before)
     if pushes:
         sync.progress("prices", 0, 1)
         report.prices = await push_connected_prices(

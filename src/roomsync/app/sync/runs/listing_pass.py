@@ -15,12 +15,13 @@ import asyncio
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from datetime import date
 
 from roomsync.adapters.client import QuotaExhausted
 from roomsync.adapters.store.webhook_records import ChannelBooking
 from roomsync.app.sync.channel import ListingRun, sync_listing
 from roomsync.app.sync.fingerprint import TypeDigests, listing_digest
-from roomsync.app.sync.own_reservations import own_reserved_rooms
+from roomsync.app.sync.own_reservations import OwnReserved, fewest, own_reserved_rooms
 from roomsync.app.sync.pauses import ROOM_TYPE_GONE, pause_reason, room_type_gone
 from roomsync.app.sync.pms import PmsFacts
 from roomsync.app.sync.report import ListingOutcome, ListingStatus, SyncReport
@@ -72,8 +73,12 @@ async def sync_listings(
     listings: Sequence[ListingMapping],
     facts: PmsFacts,
     states: dict[ListingKey, ListingState],
+    *,
+    own_before: OwnReserved,
 ) -> list[ListingOutcome]:
-    """Bring ``listings`` in step with ``facts``, at most ``options.concurrency`` at once."""
+    """Bring ``listings`` in step with ``facts``, at most ``options.concurrency`` at once;
+    ``own_before`` is :func:`read_own_reserved` as it was before the run read the free rooms
+    (a reservation counts only when read on both sides: :mod:`..own_reservations`)."""
     store, pid = sync.store, sync.property_id
 
     def read_inputs() -> tuple[list[ChannelBooking], Mapping[ListingKey, ListingFacts], Digests]:
@@ -84,7 +89,7 @@ async def sync_listings(
         return bookings, store.sync_state.listing_facts(pid), store.sync_state.digests(pid)
 
     bookings, listing_facts, digests = await asyncio.to_thread(read_inputs)
-    own = own_reserved_rooms(bookings)
+    own = fewest(own_before, own_reserved_rooms(bookings))
     types = TypeDigests(
         run.nights,
         facts.free_rooms,
@@ -142,6 +147,14 @@ async def sync_listings(
     except BaseExceptionGroup as failed:  # a crash of one listing stops the run; report it as is
         raise failed.exceptions[0] from None
     return [task.result() for task in tasks]
+
+
+def read_own_reserved(sync: PropertySync, first_night: date) -> dict[str, dict[date, int]]:
+    """The rooms this channel's own reservations occupy, per listing and night from
+    ``first_night`` (a store read: call it in a worker thread, before reading the free rooms)."""
+    return own_reserved_rooms(
+        sync.store.webhook_records.list_bookings(sync.property_id, leaving_after=first_night)
+    )
 
 
 async def settle_digest(

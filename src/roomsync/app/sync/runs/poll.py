@@ -21,7 +21,7 @@ from roomsync.app.sync.pms import (
 )
 from roomsync.app.sync.prices import PmsPrices
 from roomsync.app.sync.report import COMMAND_LINE, SyncReport
-from roomsync.app.sync.runs.listing_pass import sync_listings
+from roomsync.app.sync.runs.listing_pass import read_own_reserved, sync_listings
 from roomsync.app.sync.runs.property_sync import (
     PropertySync,
     cached_prices,
@@ -64,7 +64,9 @@ async def poll_pass(sync: PropertySync, report: SyncReport, closures: Closures |
     # full sync does, and loses that of one it could not (failed, out of budget); a targeted
     # push, which writes a few nights only, forgets it.
     run = replace(ledger_run(sync, report, nights), trust_digests=True)
-    report.listings = await sync_listings(sync, run, mapping.listings, facts, stored.states)
+    report.listings = await sync_listings(
+        sync, run, mapping.listings, facts, stored.states, own_before=stored.own_reserved
+    )
 
 
 async def recheck_closures_where_rooms_moved(
@@ -122,12 +124,14 @@ async def recheck_closures_where_rooms_moved(
 @dataclass(frozen=True)
 class StoredInputs:
     """What a poll reads from the store besides the view: its mapping, the closures, the state of
-    each listing and the cached PMS prices of the mapped room types."""
+    each listing, the cached PMS prices of the mapped room types and this channel's own
+    reservations (read before the free rooms)."""
 
     mapping: Mapping
     closures: Closures
     states: dict[ListingKey, ListingState]
     prices: PmsPrices
+    own_reserved: dict[str, dict[date, int]]
     located: LocatedClosures | None = None
     """The runs the store holds, when the poll took its closures from them."""
 
@@ -144,7 +148,7 @@ def read_stored(sync: PropertySync, first: date, last: date, closures: Closures 
     states = states_of(sync, mapping.listings)
     room_types = {entry.room_type_id for entry in mapping.listings}
     prices = cached_prices(sync, mapping, room_types, first, last)
-    return StoredInputs(mapping, closures, states, prices, located)
+    return StoredInputs(mapping, closures, states, prices, read_own_reserved(sync, first), located)
 
 
 async def read_free_rooms_into_view(

@@ -13,7 +13,7 @@ from datetime import date
 from roomsync.app.sync.closures import remembered
 from roomsync.app.sync.pms import PmsFacts, read_free_rooms
 from roomsync.app.sync.report import COMMAND_LINE, SyncReport
-from roomsync.app.sync.runs.listing_pass import sync_listings
+from roomsync.app.sync.runs.listing_pass import read_own_reserved, sync_listings
 from roomsync.app.sync.runs.property_sync import (
     PropertySync,
     cached_prices,
@@ -70,6 +70,7 @@ async def _push(
     located = await asyncio.to_thread(sync.store.sync_state.located_closures, sync.property_id)
     states = await listing_states(sync, listings)
     first, last = nights[0], nights[-1]
+    own_before = await asyncio.to_thread(read_own_reserved, sync, first)
     read_at = sync.clock()
     free = await read_free_rooms(sync.client, first, last, priority)
     report.pms.availability_reads = 1
@@ -77,5 +78,5 @@ async def _push(
     prices = await asyncio.to_thread(cached_prices, sync, mapping, {room_type_id}, first, last)
     facts = PmsFacts(first, last, free, closures, prices, read_at=read_at)
     run = ledger_run(sync, report, nights, priority)
-    report.listings = await sync_listings(sync, run, listings, facts, states)
+    report.listings = await sync_listings(sync, run, listings, facts, states, own_before=own_before)
     await forget_digests(sync, report.listings)
