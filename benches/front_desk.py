@@ -161,6 +161,12 @@ class FrontDesk:
     do not model)."""
     bookings: list[tuple[int, int, list[date]]] = field(default_factory=list)
     closed: list[tuple[int, list[date]]] = field(default_factory=list)
+    """The desk's closures still to be reopened, as it made them (it reopens one of them whole)."""
+    closed_nights: dict[int, set[date]] = field(default_factory=dict)
+    """The nights the PMS holds closed, per room type. Not the union of ``closed``: a reopening
+    opens every night of its range, those of an overlapping closure too, which stays in ``closed``
+    (a desk that expected those nights closed waited for a cancellation there that the channel,
+    rightly, never showed: the weeks' one "not shown" cancellation in seeds 8 and 9)."""
     changes: list[Change] = field(default_factory=list)
     skipped: int = 0
     ended_at: datetime | None = None
@@ -172,7 +178,7 @@ class FrontDesk:
         params = {"from": min(nights).isoformat(), "to": max(nights).isoformat()}
         answer = (await self.control.get("/pms/availability", params=params)).json()
         free = answer["freeRooms"][str(room_type_id)]
-        closed = {n for t, ns in self.closed if t == room_type_id for n in ns}
+        closed = self.closed_nights.get(room_type_id, set())
         wanted: dict[Key, Any] = {}
         for listing_id, single in LISTINGS[room_type_id]:
             for night in nights:
@@ -216,13 +222,13 @@ class FrontDesk:
         on_closed = False
         if kind == "cancellation" and self.bookings:
             reservation_id, room_type_id, nights = self.bookings.pop(self.rng.randrange(len(self.bookings)))
-            on_closed = any(t == room_type_id and set(ns) & set(nights) for t, ns in self.closed)
+            on_closed = bool(self.closed_nights.get(room_type_id, set()) & set(nights))
             before = await self.availability(room_type_id, nights)
             await self.control.post("/pms/cancel", json={"reservationId": reservation_id})
             after = await self.availability(room_type_id, nights)
         elif kind in ("booking", "cancellation"):
             kind = "booking"
-            closed = {n for t, ns in self.closed if t == room_type_id for n in ns}
+            closed = self.closed_nights.get(room_type_id, set())
             for _ in range(20):
                 nights = self.nights(today, self.rng.randint(1, 3))
                 if closed.intersection(nights):
@@ -255,6 +261,11 @@ class FrontDesk:
                 body = {"dateFrom": nights[0].isoformat(), "dateTo": nights[-1].isoformat(),
                         "roomTypeId": room_type_id}  # fmt: skip
             await self.control.post("/pms/close", json=body)
+            nights_closed = self.closed_nights.setdefault(room_type_id, set())
+            if body.get("open"):
+                nights_closed.difference_update(nights)
+            else:
+                nights_closed.update(nights)
             after = await self.availability(room_type_id, nights)
         else:
             nights = self.nights(today, self.rng.randint(1, 7))

@@ -7,14 +7,14 @@ The conftest.py of tests/adapters/webhooks and of tests/app/webhooks take them w
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from roomsync.adapters.client import ServiceClient
+from roomsync.adapters.client import RequestRecord, ServiceClient
 from roomsync.adapters.store import open_store
 from roomsync.app.webhooks import create_receiver_app, create_worker, service_client_factory
 from roomsync.core.mapping import parse_mapping
@@ -103,7 +103,13 @@ async def harness(
     metrics = Metrics()
     nights = NightsRecorder()
     context = PropertyContext.of(settings)
-    client = ServiceClient(context, budget_store=store.budget, token_store=store.tokens)
+    heard: list[Callable[[RequestRecord], None]] = []
+
+    def tell(record: RequestRecord) -> None:
+        for listen in heard:
+            listen(record)
+
+    client = ServiceClient(context, budget_store=store.budget, token_store=store.tokens, on_request=tell)
     worker = create_worker(context, store, client, nights, metrics=metrics)
     app = create_receiver_app(
         context,
@@ -131,6 +137,7 @@ async def harness(
                 metrics,
                 http,
                 app.state.receiver,
+                heard,
             )
             http.post(f"{base_url}/_emulator/webhooks/receiver", json={"url": None})
     finally:

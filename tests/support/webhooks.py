@@ -13,7 +13,7 @@ import hashlib
 import hmac
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
@@ -21,7 +21,7 @@ from typing import Any
 
 import httpx
 
-from roomsync.adapters.client import ServiceClient
+from roomsync.adapters.client import RequestRecord, ServiceClient
 from roomsync.adapters.store import Store
 from roomsync.adapters.store.webhook_records import CheckoutAnswer
 from roomsync.adapters.webhooks import WebhookReceiver
@@ -137,6 +137,8 @@ class Harness:
     metrics: Metrics
     http: httpx.Client
     receiver: WebhookReceiver
+    heard: list[Callable[[RequestRecord], None]] = field(default_factory=list)
+    """Called with each request the worker's client sent, as the client hears its answer."""
 
     @property
     def context(self) -> PropertyContext:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from roomsync.adapters.client import RequestRecord
 from roomsync.core.ports import InboxStatus
 from support.webhooks import (
     PROPERTY,
@@ -149,3 +150,27 @@ async def test_a_request_is_recorded_and_becomes_a_reservation_only_when_accepte
     records = harness.store.webhook_records
     booking = records.get_booking(PROPERTY, voided["confirmationCode"])
     assert booking is not None and booking.status_type == "pending_voided"
+
+
+async def test_a_cancellation_stops_counting_its_room_before_the_pms_frees_it(harness: Harness) -> None:
+    """A sync run counts a channel reservation in its listing's count while its record holds a
+    room (app/sync/own_reservations.py): recorded after the PMS freed the room, a run between the
+    two would see the room free and still counted, and offer one room more than the PMS has."""
+    code = harness.book(STUDIO_B, 224, 2)["confirmationCode"]
+    harness.settle()
+    await harness.drain()
+    recorded_at_the_pms: list[str] = []
+
+    def at_the_pms(record: RequestRecord) -> None:  # the PMS has freed the room when it answers
+        if record.operation == "update_reservation_fields":
+            booking = harness.store.webhook_records.get_booking(PROPERTY, code)
+            recorded_at_the_pms.append(booking.status_type if booking is not None else "none")
+
+    harness.heard.append(at_the_pms)
+    harness.ctl("POST", "/guest/cancel", {"confirmationCode": code, "by": "guest"})
+    harness.settle()
+    await harness.drain()
+
+    assert harness.the_pms_reservation(code).reservation_status_id == 11
+    assert len(recorded_at_the_pms) == 1
+    assert recorded_at_the_pms[0].startswith("cancel"), recorded_at_the_pms

@@ -11,9 +11,11 @@ PMS and then records it: read only after the free rooms, a reservation placed du
 counted while the free rooms still show its room, and the channel is offered one room more than
 the PMS has (found under faults by test_daemon_day, where a write of that count then landed after
 its correction). Read on both sides, a reservation is counted only when it was recorded, so placed, before the
-free rooms were read. A cancellation (or a move) is recorded after the PMS freed the room: it
-can still be counted with its room shown free only if its record lags the PMS's answer by the
-whole free-rooms read, and the next run corrects that.
+free rooms were read. A cancellation is recorded before the PMS frees the room
+(:mod:`roomsync.app.webhooks.bridge`), so it is counted no more once its room may show free. A
+move is recorded after the PMS moved it: its old nights can still be counted with their room
+shown free, only if the record lags the PMS's answer by the whole free-rooms read, and the next
+run corrects that.
 
 The source is the webhook bridge's record of what the PMS was given (``channel_reservation``,
 ``SqlWebhookRecords.list_bookings``): the nights the PMS reservation holds, while its status

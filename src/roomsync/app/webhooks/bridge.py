@@ -182,6 +182,12 @@ class ReservationBridge:
             pms_total=prev.pms_total if prev else None,
             unpushed_nights=prev.unpushed_nights if prev else None,
         )
+        if cancelled and prev is not None and not prev.status_type.startswith("cancel"):
+            # recorded cancelled before the PMS frees the room: a sync run counts this channel's
+            # own reservations in a count only while this record holds them (app/sync/
+            # own_reservations.py), and between the two it then offers one room fewer, never one
+            # more than the PMS has
+            await self._db(self.records.save_booking, booking)
         link = await self._db(self._store.reservation_links.get_link, self._property_id, code)
         pms_id = link.pms_reservation_id if link is not None else None
         if pms_id is None:
