@@ -19,6 +19,7 @@ import httpx
 
 from roomsync.adapters.client import RetryPolicy
 from roomsync.adapters.store import Store
+from roomsync.adapters.store.webhook_records import ChannelBooking
 from roomsync.app.sync.mapping_io import parse_mapping_toml
 from roomsync.app.sync.runs.full_sync import sync_property
 from roomsync.app.sync.runs.property_sync import PropertySync
@@ -77,6 +78,27 @@ async def synced(make_sync: SyncFactory, store: Store, emulator: Emulator, contr
     assert (await sync_property(sync)).result == "ok"
     control.clear_log()
     return sync
+
+
+def imported_booking(
+    property_id: str, code: str, listing_id: str, room_type_id: int, start: date, nights: int, room_id: int
+) -> ChannelBooking:
+    """The webhook bridge's record of a channel reservation it placed in the PMS (room ``room_id``)."""
+    return ChannelBooking(
+        property_id=property_id,
+        confirmation_code=code,
+        listing_id=listing_id,
+        room_type_id=room_type_id,
+        start_date=start,
+        nights=nights,
+        status_type="accept",
+        last_action="ReservationAcceptanceConfirmation",
+        updated_at=NOW,
+        pms_status=3,
+        pms_room_id=room_id,
+        pms_date_from=start,
+        pms_date_to=start + timedelta(days=nights),
+    )
 
 
 def night(offset: int) -> str:

@@ -17,7 +17,6 @@ from sync_harness import (
     FIRST,
     HORIZON,
     LAST,
-    NOW,
     POST_PRICES,
     PUT_INVENTORY,
     READ_INVENTORY,
@@ -27,12 +26,12 @@ from sync_harness import (
     assert_converged,
     channel_mismatches,
     closure_check_reads,
+    imported_booking,
     load_demo_mapping,
     pushed_types,
 )
 
 from roomsync.adapters.store import Store
-from roomsync.adapters.store.webhook_records import ChannelBooking
 from roomsync.app.daemon.observe import set_listing_gauges
 from roomsync.app.sync import ListingStatus, PricesResult
 from roomsync.app.sync.runs.full_sync import sync_property
@@ -301,21 +300,7 @@ async def test_a_room_type_listing_counts_its_own_reservations_once_the_pms_hold
         {"dateFrom": str(start), "dateTo": str(end), "lastName": "Channel", "roomTypeId": 1},
     )
     sqlite_store.webhook_records.save_booking(
-        ChannelBooking(
-            property_id=sync.property_id,
-            confirmation_code="HMTEST0001",
-            listing_id=DOUBLES[1],
-            room_type_id=1,
-            start_date=start,
-            nights=2,
-            status_type="accept",
-            last_action="ReservationAcceptanceConfirmation",
-            updated_at=NOW,
-            pms_status=3,
-            pms_room_id=booked["roomId"],
-            pms_date_from=start,
-            pms_date_to=end,
-        )
+        imported_booking(sync.property_id, "HMTEST0001", DOUBLES[1], 1, start, 2, booked["roomId"])
     )
 
     await sync_property(sync)

@@ -11,11 +11,12 @@ emulator answer, then does what the test arranged before handing the answer on (
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from datetime import date, timedelta
 from pathlib import Path
 
 import httpx
+import pytest
 from sync_harness import (
     DOUBLES,
     FAST_RETRIES,
@@ -24,13 +25,13 @@ from sync_harness import (
     NOW,
     Control,
     Emulator,
+    imported_booking,
     load_demo_mapping,
     settings_for,
 )
 
 from roomsync.adapters.client import ServiceClient
 from roomsync.adapters.store import Store
-from roomsync.adapters.store.webhook_records import ChannelBooking
 from roomsync.app.sync import ListingStatus
 from roomsync.app.sync.runs.full_sync import sync_property
 from roomsync.app.sync.runs.poll import poll
@@ -72,19 +73,28 @@ class InBetween(httpx.AsyncBaseTransport):
         await self._inner.aclose()
 
 
-def sync_through(
-    transport: InBetween, emulator: Emulator, tmp_path: Path, property_id: str, store: Store
-) -> PropertySync:
+@pytest.fixture
+async def synced(
+    emulator: Emulator, control: Control, tmp_path: Path, property_id: str, sqlite_store: Store
+) -> AsyncIterator[tuple[InBetween, PropertySync]]:
+    """The demo property (reset by ``control``) after a full sync, its client's transport an
+    :class:`InBetween`."""
+    transport = InBetween()
     context = PropertyContext.of(settings_for(emulator.url, tmp_path, property_id=property_id))
     client = ServiceClient(
         context,
-        budget_store=store.budget,
-        token_store=store.tokens,
+        budget_store=sqlite_store.budget,
+        token_store=sqlite_store.tokens,
         retry=FAST_RETRIES,
         clock=lambda: NOW,
         transport=transport,
     )
-    return PropertySync.of(context, store, client, clock=lambda: NOW, options=SyncOptions(concurrency=4))
+    options = SyncOptions(concurrency=4)
+    sync = PropertySync.of(context, sqlite_store, client, clock=lambda: NOW, options=options)
+    load_demo_mapping(sqlite_store, sync.settings, emulator.state)
+    assert (await sync_property(sync)).result == "ok"
+    yield transport, sync
+    await client.aclose()
 
 
 def two_free_nights(control: Control) -> date:
@@ -94,12 +104,9 @@ def two_free_nights(control: Control) -> date:
 
 
 async def test_a_reservation_the_bridge_places_during_the_free_rooms_read_is_not_offered_twice(
-    emulator: Emulator, control: Control, tmp_path: Path, property_id: str, sqlite_store: Store
+    synced: tuple[InBetween, PropertySync], control: Control, sqlite_store: Store
 ) -> None:
-    transport = InBetween()
-    sync = sync_through(transport, emulator, tmp_path, property_id, sqlite_store)
-    load_demo_mapping(sqlite_store, sync.settings, emulator.state)
-    assert (await sync_property(sync)).result == "ok"
+    transport, sync = synced
     start = two_free_nights(control)
     end = start + timedelta(days=2)
     free_before = control.free_rooms(start, start + timedelta(days=1))[1]
@@ -117,71 +124,48 @@ async def test_a_reservation_the_bridge_places_during_the_free_rooms_read_is_not
             {"dateFrom": str(start), "dateTo": str(end), "lastName": "Channel", "roomTypeId": 1},
         )
         sqlite_store.webhook_records.save_booking(
-            ChannelBooking(
-                property_id=sync.property_id,
-                confirmation_code="HMINBETWEEN",
-                listing_id=DOUBLES[1],
-                room_type_id=1,
-                start_date=start,
-                nights=2,
-                status_type="accept",
-                last_action="ReservationAcceptanceConfirmation",
-                updated_at=NOW,
-                pms_status=3,
-                pms_room_id=booked["roomId"],
-                pms_date_from=start,
-                pms_date_to=end,
-            )
+            imported_booking(sync.property_id, "HMINBETWEEN", DOUBLES[1], 1, start, 2, booked["roomId"])
         )
 
     transport.after_answer(FREE_ROOMS_PATH, bridge)
-    try:
-        assert (await poll(sync)).result == "ok"
-        # the poll's free rooms are from before the reservation: it must not count it as well
-        for night, day in control.calendar(DOUBLES[1], start, end - timedelta(days=1)).items():
-            assert day["availableCount"] == free_before[night], night  # not one more
-            assert day["reserved"] == 1
+    assert (await poll(sync)).result == "ok"
+    # the poll's free rooms are from before the reservation: it must not count it as well
+    for night, day in control.calendar(DOUBLES[1], start, end - timedelta(days=1)).items():
+        assert day["availableCount"] == free_before[night], night  # not one more
+        assert day["reserved"] == 1
 
-        assert (await poll(sync)).result == "ok"  # the next poll sees both: the same count
-        free_after = control.free_rooms(start, end - timedelta(days=1))[1]
-        for night, day in control.calendar(DOUBLES[1], start, end - timedelta(days=1)).items():
-            assert day["availableCount"] == free_after[night] + 1 == free_before[night], night
-    finally:
-        await sync.client.aclose()
+    assert (await poll(sync)).result == "ok"  # the next poll sees both: the same count
+    free_after = control.free_rooms(start, end - timedelta(days=1))[1]
+    for night, day in control.calendar(DOUBLES[1], start, end - timedelta(days=1)).items():
+        assert day["availableCount"] == free_after[night] + 1 == free_before[night], night
 
 
 async def test_a_write_whose_answers_were_lost_is_written_again_by_the_next_poll(
-    emulator: Emulator, control: Control, tmp_path: Path, property_id: str, sqlite_store: Store
+    synced: tuple[InBetween, PropertySync], control: Control
 ) -> None:
-    transport = InBetween()
-    sync = sync_through(transport, emulator, tmp_path, property_id, sqlite_store)
-    load_demo_mapping(sqlite_store, sync.settings, emulator.state)
-    assert (await sync_property(sync)).result == "ok"
+    transport, sync = synced
     start = two_free_nights(control)
     end = start + timedelta(days=2)
     nights = (start, end - timedelta(days=1))
     free_before = control.free_rooms(*nights)[1]
-    try:
-        # the front desk books a double; the poll's writes reach the channel, their answers never
-        # come back (every attempt), so the poll cannot confirm them
-        booked = control.call(
-            "POST",
-            "/pms/book",
-            {"dateFrom": str(start), "dateTo": str(end), "lastName": "Desk", "roomTypeId": 1},
-        )
-        transport.lose_answers_of = INVENTORY_PATH
-        lost = await poll(sync)
-        doubles = next(o for o in lost.listings if o.listing_id == DOUBLES[1])
-        assert doubles.status is ListingStatus.FAILED, doubles
-        for night, day in control.calendar(DOUBLES[1], *nights).items():
-            assert day["availableCount"] == free_before[night] - 1, night  # applied all the same
+    # the front desk books a double; the poll's writes reach the channel, their answers never
+    # come back (every attempt), so the poll cannot confirm them
+    booked = control.call(
+        "POST",
+        "/pms/book",
+        {"dateFrom": str(start), "dateTo": str(end), "lastName": "Desk", "roomTypeId": 1},
+    )
+    transport.lose_answers_of = INVENTORY_PATH
+    lost = await poll(sync)
+    doubles = next(o for o in lost.listings if o.listing_id == DOUBLES[1])
+    assert doubles.status is ListingStatus.FAILED, doubles
+    for night, day in control.calendar(DOUBLES[1], *nights).items():
+        assert day["availableCount"] == free_before[night] - 1, night  # applied all the same
 
-        # the desk cancels: the PMS is back to what the ledger last confirmed, not to what the
-        # channel holds
-        transport.lose_answers_of = None
-        control.call("POST", "/pms/cancel", {"reservationId": booked["reservationId"]})
-        assert (await poll(sync)).result == "ok"
-        for night, day in control.calendar(DOUBLES[1], *nights).items():
-            assert day["availableCount"] == free_before[night], night
-    finally:
-        await sync.client.aclose()
+    # the desk cancels: the PMS is back to what the ledger last confirmed, not to what the
+    # channel holds
+    transport.lose_answers_of = None
+    control.call("POST", "/pms/cancel", {"reservationId": booked["reservationId"]})
+    assert (await poll(sync)).result == "ok"
+    for night, day in control.calendar(DOUBLES[1], *nights).items():
+        assert day["availableCount"] == free_before[night], night
