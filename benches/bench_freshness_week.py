@@ -14,7 +14,8 @@ hours of :data:`HOURLY`, UTC being local here), mixed like the outside test of i
 23, cancellations 7, closures and reopenings 9, price edits 20 in 59, on the next 44 nights of the
 room types the channel sells. A change counts when it alters what the channel should show on a
 night where the channel was in step before it (a change overtaken by a later one on the same
-night is dropped: it can no longer be seen).
+night is dropped: it can no longer be seen; a night already past, or a single-unit listing's
+night that one of the channel's own reservations holds, shows no change and is not counted).
 
 Measured from outside: after every run of the daemon (poll, detection, full sync), the channel is
 read back through the emulator's control surface, and a change the channel now shows reached it

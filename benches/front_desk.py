@@ -192,7 +192,10 @@ class FrontDesk:
                 wanted[(listing_id, night.isoformat(), "availability")] = value
         return wanted
 
-    async def shown(self, keys: set[Key]) -> dict[Key, Any]:
+    async def shown(self, keys: set[Key], held: set[Key] | None = None) -> dict[Key, Any]:
+        """What the channel shows for ``keys``; ``held`` gets those of a single-unit listing's
+        nights that one of the channel's own reservations holds (they show ``unavailable``
+        whatever the PMS says: no change of the desk's can be seen there)."""
         by_listing: dict[str, list[str]] = {}
         for listing_id, night, _ in keys:
             by_listing.setdefault(listing_id, []).append(night)
@@ -204,6 +207,8 @@ class FrontDesk:
                 single = day["availableCount"] is None
                 availability = "unavailable" if day["reserved"] and single else day["availability"]
                 shown[(listing_id, day["date"], "availability")] = (availability, day["availableCount"])
+                if day["reserved"] and single and held is not None:
+                    held.add((listing_id, day["date"], "availability"))
                 shown[(listing_id, day["date"], "price")] = round(float(day["dailyPrice"]), 2)
         return {key: value for key, value in shown.items() if key in keys}
 
@@ -277,11 +282,15 @@ class FrontDesk:
                     "dateTo": nights[-1].isoformat(), "price": f"{price:.2f}"}  # fmt: skip
             await self.control.post("/pms/price", json=body)
             after = dict.fromkeys(keys, price)
-        shown = await self.shown(set(after))
+        held: set[Key] = set()
+        shown = await self.shown(set(after), held)
         must = {
             key: value
             for key, value in after.items()
-            if value != before.get(key) and shown[key] == before[key]
+            if value != before.get(key)
+            and shown[key] == before[key]
+            and key not in held
+            and key[1] >= today.isoformat()  # a night already past is no one's to sell
         }
         for earlier in self.changes:  # a later change on the same night overtakes an earlier one
             if earlier.latency is None and not earlier.superseded:
