@@ -165,8 +165,8 @@ class FrontDesk:
     closed_nights: dict[int, set[date]] = field(default_factory=dict)
     """The nights the PMS holds closed, per room type. Not the union of ``closed``: a reopening
     opens every night of its range, those of an overlapping closure too, which stays in ``closed``
-    (a desk that expected those nights closed waited for a cancellation there that the channel,
-    rightly, never showed: the weeks' one "not shown" cancellation in seeds 8 and 9)."""
+    (a desk that expected those nights closed would wait for a change there that the channel,
+    rightly, never shows)."""
     changes: list[Change] = field(default_factory=list)
     skipped: int = 0
     ended_at: datetime | None = None

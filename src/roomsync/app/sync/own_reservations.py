@@ -9,13 +9,13 @@ A run reads these twice, before and after its read of the free rooms, and counts
 reservation only when both reads hold it (:func:`fewest`). The bridge places a reservation in the
 PMS and then records it: read only after the free rooms, a reservation placed during that read is
 counted while the free rooms still show its room, and the channel is offered one room more than
-the PMS has (found under faults by test_daemon_day, where a write of that count then landed after
-its correction). Read on both sides, a reservation is counted only when it was recorded, so placed, before the
-free rooms were read. A cancellation is recorded before the PMS frees the room
-(:mod:`roomsync.app.webhooks.bridge`), so it is counted no more once its room may show free. A
-move is recorded after the PMS moved it: its old nights can still be counted with their room
-shown free, only if the record lags the PMS's answer by the whole free-rooms read, and the next
-run corrects that.
+the PMS has until the next run (one of two windows that give the count test_daemon_day once failed
+on under faults; tests/app/sync/test_poll_in_between.py). Read on both sides, a reservation is
+counted only when it was recorded, so placed, before the free rooms were read. A cancellation
+is recorded before the PMS frees the room (:mod:`roomsync.app.webhooks.bridge`), so it is counted
+no more once its room may show free. A move is recorded after the PMS moved it: its old nights
+can still be counted with their room shown free, only if the record lags the PMS's answer by the
+whole free-rooms read, and the next run corrects that.
 
 The source is the webhook bridge's record of what the PMS was given (``channel_reservation``,
 ``SqlWebhookRecords.list_bookings``): the nights the PMS reservation holds, while its status

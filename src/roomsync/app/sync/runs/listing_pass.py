@@ -18,7 +18,6 @@ from dataclasses import replace
 from datetime import date
 
 from roomsync.adapters.client import QuotaExhausted
-from roomsync.adapters.store.webhook_records import ChannelBooking
 from roomsync.app.sync.channel import ListingRun, sync_listing
 from roomsync.app.sync.fingerprint import TypeDigests, listing_digest
 from roomsync.app.sync.own_reservations import OwnReserved, fewest, own_reserved_rooms
@@ -81,15 +80,15 @@ async def sync_listings(
     (a reservation counts only when read on both sides: :mod:`..own_reservations`)."""
     store, pid = sync.store, sync.property_id
 
-    def read_inputs() -> tuple[list[ChannelBooking], Mapping[ListingKey, ListingFacts], Digests]:
+    def read_inputs() -> tuple[OwnReserved, Mapping[ListingKey, ListingFacts], Digests]:
         # one trip to a worker thread for the three (each trip costs about 0.2 ms of CPU, issue 26);
         # the digests are read before any listing is compared: a digest may be kept only if its row
         # is unchanged since (a targeted push or poll in any process moves the version on)
-        bookings = store.webhook_records.list_bookings(pid, leaving_after=run.nights[0])
-        return bookings, store.sync_state.listing_facts(pid), store.sync_state.digests(pid)
+        own_after = read_own_reserved(sync, run.nights[0])
+        return own_after, store.sync_state.listing_facts(pid), store.sync_state.digests(pid)
 
-    bookings, listing_facts, digests = await asyncio.to_thread(read_inputs)
-    own = fewest(own_before, own_reserved_rooms(bookings))
+    own_after, listing_facts, digests = await asyncio.to_thread(read_inputs)
+    own = fewest(own_before, own_after)
     types = TypeDigests(
         run.nights,
         facts.free_rooms,
