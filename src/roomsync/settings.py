@@ -280,6 +280,17 @@ class Settings(BaseSettings):
         description="Longest wait between two closure and price detections while the day's plan can "
         "afford it.",
     )
+    burst_poll_gap_seconds: float = Field(
+        90.0, gt=0,
+        description="Longest wait between two availability polls while the front desk's changes come "
+        "in a burst (seen by 3 or more runs in the last half hour, faster than the learned week "
+        "expects), where the day's plan affords it: a busy hour's bookings show within two minutes.",
+    )
+    burst_detect_gap_seconds: float = Field(
+        600.0, gt=0,
+        description="The same for closure and price detections: a busy hour's closures and price "
+        "edits show within about ten minutes.",
+    )
     detect_nights: int = Field(
         90, ge=1, le=730,
         description="Nights from today that the frequent closure and price detection checks; the full "

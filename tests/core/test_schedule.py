@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from roomsync.core.activity import default_shape
 from roomsync.core.schedule import (
+    BURST_SECONDS,
     DEFAULT_MIX,
+    Burst,
     Cadence,
+    burst_of,
     detection_share,
     plan_schedule,
     shape_runs,
@@ -177,3 +182,48 @@ def test_runs_spread_evenly_promise_that_share_of_their_interval() -> None:
     )  # fmt: skip
     assert not plan.gap_kept
     assert plan.p95_wait == pytest.approx(0.95 * 8640)
+
+
+def test_a_burst_is_three_changes_in_half_an_hour_against_the_last_days_pace() -> None:
+    assert burst_of(2, 40, 86_400) is None
+    # 12 changes in the last half hour, 20 in the 11 hours watched: 24 an hour against a week of
+    # 20 / 11 h x 168 h changes
+    burst = burst_of(12, 20, 11 * 3600)
+    assert burst is not None and burst.seconds == BURST_SECONDS
+    assert burst.share_per_hour == pytest.approx(24 / (20 / 11 * 168))
+    # an hour watched counts as six: three changes in it are not a week's pace of 504
+    first_hour = burst_of(3, 3, 3600)
+    assert first_hour is not None and first_hour.share_per_hour == pytest.approx(6 / (3 / 6 * 168))
+
+
+def test_a_burst_crowds_the_next_half_hour_and_takes_the_runs_from_later() -> None:
+    # 11:00 on a Monday, the learned week at its prior: the busy hour of 10:00 has gone on past it
+    plan = functools.partial(
+        shape_runs, shape=default_shape(), hour=11, seconds_into_hour=0, seconds_to_reset=13 * 3600,
+        runs=300, min_interval=60, max_gap=900,
+    )  # fmt: skip
+    week = plan()
+    burst = plan(burst=Burst(BURST_SECONDS, 0.08))
+    assert week.interval > 120  # the week alone spreads the runs over the evening
+    assert burst.interval == 60  # the burst's half hour runs as often as the plan may
+    assert burst.runs_until_reset == pytest.approx(week.runs_until_reset)
+    assert burst.longest_gap > week.longest_gap  # paid for later in the day
+    # a burst the week already expects changes nothing
+    same = plan(burst=Burst(BURST_SECONDS, min(default_shape())))
+    assert same.interval == pytest.approx(week.interval)
+
+
+def test_a_burst_keeps_its_gap_where_the_budget_affords_it() -> None:
+    plan = functools.partial(
+        shape_runs, shape=default_shape(), hour=11, seconds_into_hour=0, seconds_to_reset=13 * 3600,
+        min_interval=60, max_gap=900,
+    )  # fmt: skip
+    # a burst the weights alone give a few runs: its 90 s gap gives it 20 in its half hour
+    shared = plan(runs=93, burst=Burst(BURST_SECONDS, 0.04))
+    kept = plan(runs=93, burst=Burst(BURST_SECONDS, 0.04, gap=90))
+    assert shared.interval > 300
+    assert kept.interval <= 90  # its floor, and its share of what the floors leave
+    assert kept.longest_gap <= 900  # every other slot still keeps its max gap
+    # when the gap does not fit beside the max gaps, the burst plans as if it had none
+    tight = plan(runs=60, burst=Burst(BURST_SECONDS, 0.04, gap=90))
+    assert tight.interval == pytest.approx(plan(runs=60, burst=Burst(BURST_SECONDS, 0.04)).interval)

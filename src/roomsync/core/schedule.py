@@ -15,6 +15,7 @@ operator on a free licence (100 requests a day) needs to know.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -178,6 +179,44 @@ class KindPlan:
     within, the changes coming as the shape says (:func:`wait_percentile`): what the plan promises."""
 
 
+@dataclass(frozen=True)
+class Burst:
+    """Changes coming faster lately than the learned week says: the next ``seconds`` are planned
+    as bringing ``share_per_hour`` of a week's changes an hour, where the week expects fewer
+    (:func:`burst_of`)."""
+
+    seconds: float
+    share_per_hour: float
+    gap: float = math.inf
+    """The longest wait between two runs while the burst lasts, where the budget affords it on top
+    of every slot's ``max_gap`` (its floor, as ``max_gap`` is everywhere else)."""
+
+
+BURST_SECONDS = 1800.0
+"""How far back a burst is counted, and how far ahead it is expected to last."""
+BURST_MIN_CHANGES = 3
+"""The changes of a kind in the last ``BURST_SECONDS`` that make a burst (counted as the runs that
+saw one). A front desk of 24 changes a day (16 busy hours) makes 3 in half an hour by chance about
+one half-hour in 25; the busy hour of issue 25 (a change every 80 s) within its first ten minutes."""
+
+
+def burst_of(recent: float, last_day: float, observed_seconds: float, gap: float = math.inf) -> Burst | None:
+    """The burst that ``recent`` changes seen in the last ``BURST_SECONDS`` make, against
+    ``last_day`` changes seen in the last day (``observed_seconds`` of it watched, at most a day;
+    ``last_day`` counts the recent ones too), its runs at most ``gap`` apart; None below
+    ``BURST_MIN_CHANGES``.
+
+    Why the last day and not the learned week: the week's shares say when changes come, not how
+    many; a share of a week's changes per hour needs the week's count, and the last day's pace
+    (times seven) is the count the plan can trust on a property watched for hours only (the
+    first six hours count as six, so a quiet first hour does not make every change a burst)."""
+    if recent < BURST_MIN_CHANGES:
+        return None
+    watched = min(max(observed_seconds, 6 * 3600.0), 86_400.0)
+    weekly = max(last_day, recent) / watched * 7 * 86_400.0
+    return Burst(BURST_SECONDS, recent / (BURST_SECONDS / 3600.0) / weekly, gap)
+
+
 def shape_runs(
     *,
     shape: Sequence[float],
@@ -187,36 +226,49 @@ def shape_runs(
     runs: float,
     min_interval: float,
     max_gap: float,
+    burst: Burst | None = None,
 ) -> KindPlan:
     """Spend ``runs`` until the reset where ``shape`` (share of changes per hour of the week,
     ``hour`` the current one) says the changes come, never waiting longer than ``max_gap`` nor
     less than ``min_interval`` between two runs; when even ``max_gap`` does not fit the budget,
-    the runs are spread evenly (the budget wins, and ``gap_kept`` says so).
+    the runs are spread evenly (the budget wins, and ``gap_kept`` says so). A ``burst`` raises the
+    share of the time it covers to its own where the shape's is lower, and its runs come at most
+    its ``gap`` apart where the budget affords that beside every ``max_gap`` (else as if no burst).
 
-    The allocation is a water-filling: every hour slot first gets the runs its ``max_gap`` needs,
-    the rest goes to the slots in proportion to :func:`run_weights` (the square root of their
-    share of changes), a slot never above one run per ``min_interval``.
+    Why a floor and not the share alone: the square-root weights below minimise the mean wait of
+    the day's changes, so half an hour with ten times the rate of the evening gets only three
+    times its runs; a front desk's busy hour, whose changes should each show within minutes, is
+    served by keeping its gap, paid for by the quiet hours.
+
+    The allocation is a water-filling: every slot of time (an hour, or the part of one that a
+    burst covers) first gets the runs its ``max_gap`` needs, the rest goes to the slots in
+    proportion to :func:`run_weights` (the square root of their share of changes), a slot never
+    above one run per ``min_interval``.
     """
     if len(shape) == 0:
         raise ValueError("shape_runs needs a shape with at least one hour")
     seconds_to_reset = max(seconds_to_reset, 1.0)
     if runs < 1:
         return KindPlan(math.inf, 0.0, math.inf, False)
-    weights = run_weights(shape)
-    slots: list[tuple[float, float]] = []  # (seconds, weight of the hour)
+    slots: list[tuple[float, float]] = []  # (seconds, weight of the slot)
     changes: list[float] = []  # the share of the changes each slot is expected to bring
-    left, offset, first = seconds_to_reset, 0, True
-    while left > 1e-9:
-        length = min(3600.0 - seconds_into_hour if first else 3600.0, left)
-        at = (hour + offset) % len(shape)
-        slots.append((length, weights[at]))
-        changes.append(length / 3600.0 * max(shape[at], 0.0))
-        left -= length
-        offset += 1
-        first = False
+    for start, end in _slot_edges(seconds_into_hour, seconds_to_reset, burst):
+        at = (hour + int((seconds_into_hour + start) // 3600.0)) % len(shape)
+        share = max(shape[at], 0.0)
+        if burst is not None and start < burst.seconds:
+            share = max(share, burst.share_per_hour)
+        slots.append((end - start, run_weights([share])[0]))
+        changes.append((end - start) / 3600.0 * share)
     if sum(changes) <= 0:  # nothing expected before the reset: a change is as likely at any time
         changes = [length for length, _ in slots]
     floors = [length / max_gap for length, _ in slots]
+    if burst is not None and burst.gap < max_gap:
+        tighter = [
+            length / max(burst.gap, min_interval) if start < burst.seconds else floor
+            for (length, _), floor, start in zip(slots, floors, _starts(slots), strict=True)
+        ]
+        if sum(tighter) < runs:
+            floors = tighter
     if sum(floors) >= runs:
         interval = max(seconds_to_reset / runs, min_interval)
         even = wait_percentile([(1.0, interval)], PROMISED_SHARE)
@@ -245,6 +297,26 @@ def shape_runs(
     interval = min(max(gaps[0], min_interval), max_gap)
     promised = wait_percentile(list(zip(changes, gaps, strict=True)), PROMISED_SHARE)
     return KindPlan(interval, sum(given), max(g for g in gaps if math.isfinite(g)), True, promised)
+
+
+def _starts(slots: Sequence[tuple[float, float]]) -> list[float]:
+    """Seconds from now to the start of each slot."""
+    return list(itertools.accumulate((length for length, _ in slots[:-1]), initial=0.0))
+
+
+def _slot_edges(
+    seconds_into_hour: float, seconds_to_reset: float, burst: Burst | None
+) -> list[tuple[float, float]]:
+    """The slots of time from now (0) to the reset: cut at every hour's start and at a burst's end."""
+    cuts = {0.0, seconds_to_reset}
+    edge = 3600.0 - seconds_into_hour
+    while edge < seconds_to_reset - 1e-9:
+        cuts.add(edge)
+        edge += 3600.0
+    if burst is not None and 1e-9 < burst.seconds < seconds_to_reset - 1e-9:
+        cuts.add(burst.seconds)
+    ordered = sorted(cuts)
+    return [(a, b) for a, b in itertools.pairwise(ordered) if b - a > 1e-9]
 
 
 PROMISED_SHARE = 0.95

@@ -15,9 +15,10 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from roomsync.app.daemon.planning import RunCosts, Shapes, full_sync_delay, plan_polling
+from roomsync.app.daemon.planning import PollPlan, RunCosts, Shapes, full_sync_delay, plan_polling
 from roomsync.core.activity import HOURS_OF_WEEK, default_shape
 from roomsync.core.budget import BudgetSnapshot, Reserves
+from roomsync.core.schedule import BURST_SECONDS, Burst
 from roomsync.settings import Settings
 
 NOW = datetime(2027, 3, 1, 0, 0, tzinfo=UTC)  # a Monday, midnight
@@ -83,6 +84,34 @@ def test_the_learned_week_puts_the_polls_where_the_changes_are() -> None:
     busy = 4 + (525 - 60) / (14 + root)
     assert at(9) == pytest.approx(3600 / busy)
     assert at(9) < at(0) / 1.8
+
+
+def test_a_burst_of_bookings_keeps_the_polls_within_its_gap_and_no_more_are_planned() -> None:
+    def plan(used: int, bursts: tuple[Burst | None, Burst | None]) -> PollPlan:
+        return plan_polling(
+            settings(spend_share=0.6),
+            snapshot(1500, used),
+            Reserves(),
+            resets_at=NOW + DAY,
+            now=NOW + timedelta(hours=11),
+            listings=5,
+            poll_cost=1.0,
+            shapes=Shapes(default_shape(), default_shape()),
+            bursts=bursts,
+        )
+
+    # 11:00 after a busy morning: 700 spent, the ceiling leaves 900 - 700 - 11 (full syncs,
+    # reconciliation, re-push) = 189, 132 polls for 13 hours: with the week alone one every 5 min
+    bookings = Burst(BURST_SECONDS, 24 / 280, gap=90)  # 12 in half an hour, 40 in the last day
+    week, burst = plan(700, (None, None)), plan(700, (bookings, None))
+    assert week.interval > 250
+    assert burst.interval <= 90
+    assert burst.polls_until_reset == week.polls_until_reset  # moved from the evening, not added
+    assert burst.detect_interval == week.detect_interval  # the detection saw no burst
+    # after 800 (62 polls left), the 20 polls the burst's half hour needs no longer fit beside the
+    # 50 that the other 12.5 hours' 15-minute gap needs: the burst only raises the half hour's share
+    squeezed = plan(800, (bookings, None))
+    assert squeezed.interval > 90 and squeezed.staleness_bound <= 900 + 30
 
 
 def test_the_server_reset_not_midnight_sets_the_time_left() -> None:

@@ -71,6 +71,7 @@ async def learn(report: SyncReport, planner: Planner, runs: run_kinds.Runs) -> N
         )
         planner.set_unread(unread)
     seen = changes_seen(report)
+    planner.recent.heard(report.started_at, seen)
     if seen:
         await asyncio.to_thread(
             record_observations,

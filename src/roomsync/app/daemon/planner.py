@@ -32,6 +32,7 @@ from roomsync.app.daemon.planning import (
     price_read_allowance,
 )
 from roomsync.app.daemon.price_fill import UnreadPrices, fill_status
+from roomsync.app.daemon.recent_changes import RecentChanges
 from roomsync.app.daemon_view import PriceFillStatus
 from roomsync.app.sync import NoMapping, SyncReport
 from roomsync.core.activity import ChangeKind
@@ -85,6 +86,8 @@ class Planner:
         the next ones are planned at ``_warm_estimate`` instead of its cost."""
         self._logged_interval: float | None = None
         self.shapes: Shapes | None = None
+        self.recent = RecentChanges(clock())
+        """The changes seen in the last day: a burst of them raises the next half hour's runs."""
         """The learned weeks, reloaded from the store after a run that saw a change."""
         self.learned_at: datetime | None = None
         """When the learned weeks were last reloaded (:func:`.learning.relearn`)."""
@@ -214,6 +217,7 @@ class Planner:
             full_sync_every=self.full_sync_interval(),
             reconcile_cost=self.costs.reconcile,
             shapes=self.shapes,
+            bursts=self.recent.bursts(now),
         )
         self.plan = plan
         finite = math.isfinite(plan.interval)

@@ -27,6 +27,7 @@ from roomsync.core.activity import default_shape, hour_of_week
 from roomsync.core.budget import BudgetSnapshot, Reserves
 from roomsync.core.catalog.types import Priority
 from roomsync.core.schedule import (
+    Burst,
     Cadence,
     JobCosts,
     KindPlan,
@@ -264,13 +265,16 @@ def plan_polling(
     full_sync_cost: int = POLL_COSTS.price_detection,
     full_sync_every: float | None = None,
     reconcile_cost: int | None = None,
+    bursts: tuple[Burst | None, Burst | None] = (None, None),
 ) -> PollPlan:
     """The plan of both detections for a budget ``snapshot`` and the server's reset instant;
     ``poll_cost`` and ``detect_cost``: the requests one availability poll and one closure and
     price detection are expected to take, their writes and narrowing reads included
-    (:class:`RunCosts`); ``full_sync_cost`` and ``full_sync_every``: what a full sync costs and
-    how often it runs (the settings' cadence when None), and ``reconcile_cost`` what a
-    reconciliation costs (one read per listing when None), kept out of polling's budget.
+    (:class:`RunCosts`); ``bursts``: the polls' and the detection's changes coming faster lately
+    than the learned week says (:func:`roomsync.core.schedule.burst_of`); ``full_sync_cost`` and
+    ``full_sync_every``: what a full sync costs and how often it runs (the settings' cadence when
+    None), and ``reconcile_cost`` what a reconciliation costs (one read per listing when None),
+    kept out of polling's budget.
 
     Polling's budget is the least of: what the quota leaves after the guest reserve and those
     jobs; ``poll_budget_share`` of a day (the pace; in the last twelve hours before the reset, pro
@@ -327,6 +331,7 @@ def plan_polling(
         runs=poll_budget / max(poll_cost, 1.0),
         min_interval=settings.poll_min_seconds,
         max_gap=poll_gap,
+        burst=_with_gap(bursts[0], settings.burst_poll_gap_seconds),
     )
     detect = shape_runs(
         shape=chosen.detection,
@@ -336,6 +341,7 @@ def plan_polling(
         runs=detect_budget / max(detect_cost, 1.0),
         min_interval=settings.detect_min_seconds,
         max_gap=settings.detect_max_gap_seconds,
+        burst=_with_gap(bursts[1], settings.burst_detect_gap_seconds),
     )
     interval = min(poll.interval, settings.poll_max_seconds) if math.isfinite(poll.interval) else math.inf
     plan = PollPlan(
@@ -355,6 +361,10 @@ def plan_polling(
         detect_promised_p95=_promised(detect),
     )
     return _explained(plan, settings, guest_reserve, other, budget, detect_cost, poll, detect)
+
+
+def _with_gap(burst: Burst | None, gap: float) -> Burst | None:
+    return None if burst is None else replace(burst, gap=gap)
 
 
 def _bound(plan: KindPlan) -> float:
