@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 
 import pytest
@@ -17,8 +18,10 @@ from roomsync.core.schedule import (
     Cadence,
     burst_of,
     detection_share,
+    hours_passed,
     plan_schedule,
     shape_runs,
+    slot_edges,
     wait_percentile,
 )
 
@@ -227,3 +230,13 @@ def test_a_burst_keeps_its_gap_where_the_budget_affords_it() -> None:
     # when the gap does not fit beside the max gaps, the burst plans as if it had none
     tight = plan(runs=60, burst=Burst(BURST_SECONDS, 0.04, gap=90))
     assert tight.interval == pytest.approx(plan(runs=60, burst=Burst(BURST_SECONDS, 0.04)).interval)
+
+
+@given(seconds_into_hour=st.floats(0, 3599.999), burst=st.floats(0, 40 * 3600))
+def test_each_slot_falls_in_its_own_hour(seconds_into_hour: float, burst: float) -> None:
+    slots = slot_edges(seconds_into_hour, 30 * 3600, Burst(burst, 0.1))
+    hours = [hours_passed(seconds_into_hour, start) for start, _ in slots]
+    # one slot per hour, two for the hour a burst ends in: the hours count up by one, none skipped
+    assert hours[0] == 0 and hours[-1] in (29, 30)
+    assert all(b - a in (0, 1) for a, b in itertools.pairwise(hours))
+    assert len(hours) - len(set(hours)) <= 1
