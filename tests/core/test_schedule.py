@@ -18,7 +18,6 @@ from roomsync.core.schedule import (
     Cadence,
     burst_of,
     detection_share,
-    hours_passed,
     plan_schedule,
     shape_runs,
     slot_edges,
@@ -235,7 +234,14 @@ def test_a_burst_keeps_its_gap_where_the_budget_affords_it() -> None:
 @given(seconds_into_hour=st.floats(0, 3599.999), burst=st.floats(0, 40 * 3600))
 def test_each_slot_falls_in_its_own_hour(seconds_into_hour: float, burst: float) -> None:
     slots = slot_edges(seconds_into_hour, 30 * 3600, Burst(burst, 0.1))
-    hours = [hours_passed(seconds_into_hour, start) for start, _ in slots]
+    hours = [hours for _, _, hours in slots]
+    # each slot lies inside its hour, and the slots tile the time to the reset
+    for start, end, hour in slots:
+        hour_start = 3600 * hour - seconds_into_hour
+        assert hour_start - 1e-6 <= start < end <= hour_start + 3600 + 1e-6
+    # (a slot under a nanosecond is left out, at either end)
+    assert slots[0][0] == pytest.approx(0, abs=1e-6) and slots[-1][1] == pytest.approx(30 * 3600, abs=1e-6)
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(slots))
     # one slot per hour, two for the hour a burst ends in: the hours count up by one, none skipped
     assert hours[0] == 0 and hours[-1] in (29, 30)
     assert all(b - a in (0, 1) for a, b in itertools.pairwise(hours))

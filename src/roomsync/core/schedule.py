@@ -15,7 +15,6 @@ operator on a free licence (100 requests a day) needs to know.
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -252,8 +251,9 @@ def shape_runs(
         return KindPlan(math.inf, 0.0, math.inf, False)
     slots: list[tuple[float, float]] = []  # (seconds, weight of the slot)
     changes: list[float] = []  # the share of the changes each slot is expected to bring
-    for start, end in slot_edges(seconds_into_hour, seconds_to_reset, burst):
-        at = (hour + hours_passed(seconds_into_hour, start)) % len(shape)
+    edges = slot_edges(seconds_into_hour, seconds_to_reset, burst)
+    for start, end, hours in edges:
+        at = (hour + hours) % len(shape)
         share = max(shape[at], 0.0)
         if burst is not None and start < burst.seconds:
             share = max(share, burst.share_per_hour)
@@ -265,7 +265,7 @@ def shape_runs(
     if burst is not None and burst.gap < max_gap:
         tighter = [
             length / max(burst.gap, min_interval) if start < burst.seconds else floor
-            for (length, _), floor, start in zip(slots, floors, _starts(slots), strict=True)
+            for (length, _), floor, (start, _, _) in zip(slots, floors, edges, strict=True)
         ]
         if sum(tighter) < runs:
             floors = tighter
@@ -299,31 +299,23 @@ def shape_runs(
     return KindPlan(interval, sum(given), max(g for g in gaps if math.isfinite(g)), True, promised)
 
 
-def hours_passed(seconds_into_hour: float, start: float) -> int:
-    """Whole hours from the current hour's start to ``start`` seconds from now. A slot's start is an
-    hour's start give or take the float error of adding up its edges: without the microsecond,
-    6.5 % of the cuts of 30 hours from a random second fell in the hour before."""
-    return int((seconds_into_hour + start + 1e-6) // 3600.0)
-
-
-def _starts(slots: Sequence[tuple[float, float]]) -> list[float]:
-    """Seconds from now to the start of each slot."""
-    return list(itertools.accumulate((length for length, _ in slots[:-1]), initial=0.0))
-
-
 def slot_edges(
     seconds_into_hour: float, seconds_to_reset: float, burst: Burst | None
-) -> list[tuple[float, float]]:
-    """The slots of time from now (0) to the reset: cut at every hour's start and at a burst's end."""
-    cuts = {0.0, seconds_to_reset}
-    edge = 3600.0 - seconds_into_hour
-    while edge < seconds_to_reset - 1e-9:
-        cuts.add(edge)
-        edge += 3600.0
-    if burst is not None and 1e-9 < burst.seconds < seconds_to_reset - 1e-9:
-        cuts.add(burst.seconds)
-    ordered = sorted(cuts)
-    return [(a, b) for a, b in itertools.pairwise(ordered) if b - a > 1e-9]
+) -> list[tuple[float, float, int]]:
+    """The slots of time from now (0) to the reset, as (start, end, whole hours from the current
+    hour's start): one per hour, the hour a burst ends in cut at its end. Each hour's edges are
+    computed from its own count, never summed, so a slot is never taken for the hour before."""
+    slots: list[tuple[float, float, int]] = []
+    hours = 0
+    while (start := max(3600.0 * hours - seconds_into_hour, 0.0)) < seconds_to_reset - 1e-9:
+        end = min(3600.0 * (hours + 1) - seconds_into_hour, seconds_to_reset)
+        cut = burst.seconds if burst is not None else math.inf
+        if start + 1e-9 < cut < end - 1e-9:
+            slots += [(start, cut, hours), (cut, end, hours)]
+        elif end - start > 1e-9:
+            slots.append((start, end, hours))
+        hours += 1
+    return slots
 
 
 PROMISED_SHARE = 0.95

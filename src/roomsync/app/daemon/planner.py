@@ -86,9 +86,9 @@ class Planner:
         the next ones are planned at ``_warm_estimate`` instead of its cost."""
         self._logged_interval: float | None = None
         self.shapes: Shapes | None = None
+        """The learned weeks, reloaded from the store after a run that saw a change."""
         self.recent = RecentChanges(clock())
         """The changes seen in the last day: a burst of them raises the next half hour's runs."""
-        """The learned weeks, reloaded from the store after a run that saw a change."""
         self.learned_at: datetime | None = None
         """When the learned weeks were last reloaded (:func:`.learning.relearn`)."""
 
