@@ -293,9 +293,9 @@ def test_a_day_that_spent_much_polls_only_what_the_spend_share_leaves() -> None:
     assert polling(800) == (60, 25)
     # after 400, the ceiling (486) is still below the pace: 340.2 polls and 145.8 detections
     assert polling(400) == (340, 145)
-    # past the ceiling, each kind keeps its max gap (15 and 30 minutes) while the quota affords it:
-    # 12 hours, 48 polls and 24 detections
-    assert polling(890) == (48, 24)
+    # past the ceiling, the polls keep their max gap (15 minutes: 48 in 12 hours) while the quota
+    # affords it; the detections keep theirs only under the ceiling, and none is left
+    assert polling(890) == (48, 0)
     # and when not even that fits, the quota wins: 1,500 - 75 (guest reserve) - 14 - 1,380 = 31
     # requests, all of them in the split (21.7 polls, 9.3 detections)
     assert polling(1380) == (21, 9)
@@ -343,3 +343,40 @@ def test_the_changes_seen_lately_move_the_split_between_polls_and_detections() -
     polls, detections, share = plan((200.0, 0.0))
     assert share == pytest.approx(0.1525, abs=5e-4)
     assert (polls, detections) == (635, 114)
+
+
+def test_a_costly_detection_keeps_its_max_gap_only_under_the_ceiling() -> None:
+    def plan_for(detect_cost: float, used: int = 0, hours: float = 0) -> PollPlan:
+        return plan_polling(
+            settings(spend_share=0.6, poll_budget_share=0.47, detect_budget_share=0.45),
+            snapshot(1500, used),
+            Reserves(),
+            resets_at=NOW + DAY,
+            now=NOW + timedelta(hours=hours),
+            listings=5,
+            poll_cost=1.0,
+            detect_cost=detect_cost,
+            full_sync_cost=20,
+            shapes=FLAT,
+        )
+
+    # A whole day: the other jobs need 4 full syncs x 20 + 5 (reconciliation) + 1 (re-push) = 86,
+    # so the ceiling leaves 900 - 86 = 814; the pace 705: 387.75 polls, 317.25 for detections.
+    cheap = plan_for(5.0)
+    assert (cheap.polls_until_reset, cheap.detections_until_reset) == (387, 63)
+    # At 13 requests a detection the 30-minute gap needs 48 x 13 = 624: the detections get what
+    # the ceiling leaves above the pace (109) and no more, 426.25 / 13 = 32.8; the polls keep
+    # their share. (Before, the detections got all 624 and the polls their share: 1,012 + 86
+    # planned, 73 % of the quota against the 60 % ceiling.)
+    costly = plan_for(13.0)
+    assert (costly.polls_until_reset, costly.detections_until_reset) == (387, 32)
+    assert costly.polls_until_reset * 1.0 + 32.8 * 13 + 86 <= 900
+    # After a morning that spent 500 by 06:00, 18 hours left: the other jobs need 3 x 20 + 5 + 1 =
+    # 66, the ceiling leaves 900 - 500 - 66 = 334 (under the pace): 183.7 polls (above their
+    # 15-minute gap's 72) and 150.3 for detections, 11.6 of them, under their gap's 36: no more.
+    late = plan_for(13.0, used=500, hours=6)
+    assert (late.polls_until_reset, late.detections_until_reset) == (183, 11)
+    # After 850 by 06:00 the ceiling is spent: the polls keep their gap past it, the detections wait
+    # for the full syncs.
+    spent = plan_for(13.0, used=850, hours=6)
+    assert (spent.polls_until_reset, spent.detections_until_reset) == (72, 0)
