@@ -281,7 +281,8 @@ def plan_polling(
     rata for them, so a late start does not spend a day's share in an evening); and what
     ``spend_share`` of the day leaves after roomsync's own requests so far and those jobs (the
     day's ceiling, which the pushes and fills of a busy day would otherwise break). Whatever
-    those say, each kind keeps the runs its max gap needs while the quota affords them."""
+    those say, the polls keep the runs their max gap needs while the quota affords them, and the
+    detections theirs while the ceiling does (:func:`_gaps_kept`)."""
     quota = snapshot.quota
     seconds_to_reset = max((resets_at - now).total_seconds(), 1.0)
     guest_reserve = reserves.count(Priority.AVAILABILITY, quota)
