@@ -207,7 +207,13 @@ def test_a_burst_crowds_the_next_half_hour_and_takes_the_runs_from_later() -> No
     week = plan()
     burst = plan(burst=Burst(BURST_SECONDS, 0.08))
     assert week.interval > 120  # the week alone spreads the runs over the evening
-    assert burst.interval == 60  # the burst's half hour runs as often as the plan may
+    # the burst's half hour: its share 0.08 an hour against the prior's 0.0080 for hour 11, a run
+    # weight (0.08 / 0.0080) ** (1/3) = 2.15 times the hour's: 81 s against 152 s (the square root
+    # gave it 3.2 times, the minimum interval)
+    assert burst.interval == pytest.approx(80.95, abs=0.1)
+    assert week.interval == pytest.approx(152.07, abs=0.1)
+    # a burst at a larger share runs as often as the plan may, within float error of 60 s
+    assert plan(burst=Burst(BURST_SECONDS, 0.5)).interval == pytest.approx(60)
     assert burst.runs_until_reset == pytest.approx(week.runs_until_reset)
     assert burst.longest_gap > week.longest_gap  # paid for later in the day
     # a burst the week already expects changes nothing
