@@ -317,6 +317,11 @@ def report(
         promised = promise_line(desk.changes, kind, p95)
         if promised:
             print(promised)
+        slowest = sorted(
+            (c for c in desk.changes if c.kind == kind and not c.superseded and c.latency is not None),
+            key=lambda c: -(c.latency or 0.0),
+        )[:4]
+        print(f"{'':>12}  slowest: " + ", ".join(f"{c.at:%a %H:%M} {c.latency:.0f} s" for c in slowest))
         for change in desk.changes:
             if change.kind == kind and change.latency is None and not change.superseded and desk.ended_at:
                 left = (desk.ended_at - change.at).total_seconds()
