@@ -365,6 +365,7 @@ def run_weights(shape: Sequence[float]) -> list[float]:
     percentiles, which a flatter spread serves better. On the week benchmark's front desk, its
     shape known, the p95 over the bound for as many runs (``benches/front_desk.best_p95``):
     proportional 1.58-1.73x, square root 1.22-1.24x, cube root 1.16x, fourth root 1.15x, a tenth
-    root 1.22x (470 and 300 polls a day at a 15-minute max gap, 99 detections at 30 minutes). The
-    cube root keeps most of the gain and weighs a learned week's noise less than the square root."""
+    root 1.22x (470 and 300 polls a day at a 15-minute max gap, 99 detections at 30 minutes;
+    ``benches/model_run_weights.py``). The cube root keeps most of the gain and weighs a learned
+    week's noise less than the square root."""
     return [max(share, 0.0) ** RUN_WEIGHT_EXPONENT for share in shape]
