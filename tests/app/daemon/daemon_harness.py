@@ -37,6 +37,11 @@ ROOMSYNC = [sys.executable, "-m", "roomsync.app.cli"]
 PASSWORD = "pw-Kq7rV2xLm9"
 ADMIN_TOKEN = "adm-Tz4wQ8pNc1"
 WEBHOOK_SECRET = "whs-Hb6yR3dJs5"
+NO_KEEPALIVE = httpx.Limits(max_keepalive_connections=0)
+"""The harness's clients open a connection per request: uvicorn closes a connection idle for 5 s,
+and a request written on it as it closes fails with "Server disconnected without sending a
+response" (encode/httpx#2487). The harness's calls come seconds apart, and that race failed
+test_cli_resync_goes_through_the_daemon once in CI."""
 
 DEMO_MAPPING = DEMO_MAPPING_TOML
 
@@ -92,7 +97,7 @@ class Emulator:
                 )
             ],
         )
-        with httpx.Client(base_url=self.url, timeout=30) as http:
+        with httpx.Client(base_url=self.url, timeout=30, limits=NO_KEEPALIVE) as http:
             credentials = {"username": "demo", "password": PASSWORD, "domain": "demo-hotel"}
             token = http.post("/v1/Token", data={"grant_type": "password", **credentials})
             assert token.status_code == 200, token.text
@@ -117,7 +122,9 @@ def domain_emulators(
         domain: Emulator(
             state,
             url,
-            cleanup.enter_context(httpx.Client(base_url=f"{url}/_domains/{domain}/_emulator", timeout=30)),
+            cleanup.enter_context(
+                httpx.Client(base_url=f"{url}/_domains/{domain}/_emulator", timeout=30, limits=NO_KEEPALIVE)
+            ),
         )
         for domain, state in states.items()
     }
@@ -131,7 +138,7 @@ def emulator_at_start_of_today(*, quota: int | None = None) -> Iterator[Emulator
     state = build_state("demo", 7, clock=EmulatorClock(start, frozen=True))
     with (
         serve_in_thread(create_app(state)) as url,
-        httpx.Client(base_url=f"{url}/_emulator", timeout=30) as control,
+        httpx.Client(base_url=f"{url}/_emulator", timeout=30, limits=NO_KEEPALIVE) as control,
     ):
         emulator = Emulator(state, url, control)
         emulator.post("/auth", {"password": PASSWORD})
@@ -146,7 +153,7 @@ class DaemonProcess:
     url: str
     log_path: Path
     data_dir: Path
-    http: httpx.Client = field(default_factory=lambda: httpx.Client(timeout=30))
+    http: httpx.Client = field(default_factory=lambda: httpx.Client(timeout=30, limits=NO_KEEPALIVE))
     spawned_at: float = field(default_factory=time.monotonic)
 
     def admin(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
