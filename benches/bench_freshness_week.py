@@ -319,7 +319,8 @@ def report(
             print(promised)
         slowest = sorted(
             (c for c in desk.changes if c.kind == kind and not c.superseded and c.latency is not None),
-            key=lambda c: -(c.latency or 0.0),
+            key=lambda c: c.latency or 0.0,
+            reverse=True,
         )[:4]
         print(f"{'':>12}  slowest: " + ", ".join(f"{c.at:%a %H:%M} {c.latency:.0f} s" for c in slowest))
         for change in desk.changes:

@@ -97,7 +97,7 @@ def promise(daemon: DaemonProcess, field: str) -> float:
 
     for _ in range(2):
         before = last_run()
-        wait_until(lambda: last_run() != before, 30, f"a {kind} run")  # noqa: B023
+        wait_until(lambda before=before: last_run() != before, 30, f"a {kind} run")
     promised = daemon.status()["schedule"][field]
     assert isinstance(promised, (int, float)) and 0 < promised < float("inf"), (field, promised)
     return float(promised)

@@ -161,7 +161,7 @@ class Planner:
         """What the next reconciliation costs: the last one's requests; before the first, a warm
         full sync's plus one channel calendar read per listing (a reconciliation is a full pass
         that also reads the channel and locates the closures again). The prior of one read per
-        listing planned 5 for the demo's 31-35 and passed the day's ceiling by 12-18 requests on
+        listing planned 5 for the demo's 31-35 and passed the day's ceiling by 7-18 requests on
         the week bench's first day."""
         return self.costs.reconcile if self.costs.reconcile is not None else self._warm_cost + listings
 
