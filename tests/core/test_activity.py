@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from hypothesis import given
@@ -15,6 +15,7 @@ from roomsync.core.activity import (
     combined_shape,
     decayed,
     default_shape,
+    edits_in,
     hour_of_week,
     observe,
     pooled_by_hour_of_day,
@@ -33,6 +34,17 @@ def test_the_default_week_puts_nine_tenths_of_the_changes_between_seven_and_elev
     assert busy == pytest.approx(0.9) and sum(shape) == pytest.approx(1.0)
     with pytest.raises(ValueError, match="busy hours"):
         default_shape(23, 7)
+
+
+def test_an_edit_is_a_run_of_consecutive_nights_of_one_room_type() -> None:
+    def nights(room_type_id: int, *days: int) -> list[tuple[int, date]]:
+        return [(room_type_id, date(2027, 3, day)) for day in days]
+
+    assert edits_in([]) == 0
+    assert edits_in(nights(1, 10, 11, 12, 13, 14, 15, 16)) == 1  # a week's price set at once
+    assert edits_in(nights(1, 10, 11, 20) + nights(2, 10, 11)) == 3  # a gap, another room type
+    assert edits_in(nights(1, 28, 1) + nights(1, 3)) == 3  # 28 February and 1 March are not neighbours
+    assert edits_in(nights(1, 13, 11, 12, 11)) == 1  # order and repeats do not matter
 
 
 def test_hours_of_the_week_start_on_monday() -> None:
@@ -107,8 +119,8 @@ def test_runs_never_exceed_the_budget_and_keep_the_gap_when_they_can(
     assert plan.interval >= min_interval - 1e-9
     if plan.gap_kept:
         assert plan.interval <= max_gap + 1e-9 and plan.longest_gap <= max_gap + 1e-6
-    else:  # the budget could not keep the gap: spread evenly
-        assert plan.interval == pytest.approx(max(seconds_to_reset / runs, min_interval))
+    else:  # the budget could not keep the gap: the shape places the runs, within the day
+        assert plan.interval <= seconds_to_reset + 1e-6
 
 
 def test_a_quiet_hour_gets_its_gap_and_no_more() -> None:

@@ -3,10 +3,11 @@
 The daemon cannot be told when the PMS changes (the PMS sends no notifications), so it polls; a
 poll spent at 03:00 on a hotel whose desk is closed is a poll missing at 09:00. So each property
 keeps, per kind of change (:class:`ChangeKind`), a weight for each of the 168 hours of its local
-week: every run that *sees* a change adds one to the weight of the hour it ran in, and every
-weight halves every ``half_life`` (decayed over weeks, so a new season replaces the last). A
-prior shape, worth ``prior_mass`` observations and never decayed, holds the planning steady
-before anything is learned: most front-desk work happens 07:00-23:00 local (:func:`default_shape`).
+week: every run that *sees* changes adds the edits it saw (:func:`edits_in`) to the weight of
+the hour it ran in, and every weight halves every ``half_life`` (decayed over weeks, so a new
+season replaces the last). A prior shape, worth ``prior_mass`` observations and never decayed,
+holds the planning steady before anything is learned: most front-desk work happens 07:00-23:00
+local (:func:`default_shape`).
 
 :func:`week_shape` turns the prior and what was learned into the share of changes per hour of the
 week; :mod:`roomsync.core.schedule` spends each kind's requests in proportion to it.
@@ -15,9 +16,9 @@ week; :mod:`roomsync.core.schedule` spends each kind's requests in proportion to
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from enum import StrEnum
 
 HOURS_OF_WEEK = 168
@@ -40,6 +41,17 @@ class LearnedWeight:
 
     weight: float
     updated_at: datetime
+
+
+def edits_in(changed: Iterable[tuple[int, date]]) -> int:
+    """The front-desk edits that the changed (room type, night) pairs ``changed`` make, counting
+    each run of consecutive nights of one room type as one edit: a desk sets a price or closes a
+    room type over a span of nights at once, and a run that finds a week's price edit has seen one
+    change, not seven. Two edits that touch count as one (a run cannot tell them apart)."""
+    nights: dict[int, set[date]] = {}
+    for room_type_id, night in changed:
+        nights.setdefault(room_type_id, set()).add(night)
+    return sum(sum(1 for night in days if night - timedelta(days=1) not in days) for days in nights.values())
 
 
 def hour_of_week(local: datetime) -> int:

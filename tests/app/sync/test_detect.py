@@ -28,9 +28,11 @@ from sync_harness import (
 )
 
 from roomsync.adapters.store import Store
+from roomsync.app.daemon.freshness import changes_seen
 from roomsync.app.sync import ListingStatus
 from roomsync.app.sync.runs.detect import detect_changes
 from roomsync.app.sync.runs.full_sync import sync_property
+from roomsync.core.activity import ChangeKind
 
 
 async def test_nothing_changed_costs_the_check_of_the_near_nights_only(
@@ -58,7 +60,7 @@ async def test_a_closure_a_second_closure_and_a_reopening_reach_the_channel(
 
     closed = await detect_changes(sync)
 
-    assert closed.result == "ok" and closed.pms.closures_changed == (1,)
+    assert closed.result == "ok" and closed.pms.closures_changed == (1,) and closed.pms.closure_edits == 1
     written = {o.listing_id for o in closed.listings if o.status is ListingStatus.WRITTEN}
     assert written == {ROOM_TYPE_LISTING}
     assert_converged(emulator, control)
@@ -81,6 +83,27 @@ async def test_a_closure_a_second_closure_and_a_reopening_reach_the_channel(
     assert_converged(emulator, control)
     days = control.calendar(ROOM_TYPE_LISTING, FIRST + timedelta(days=10), FIRST + timedelta(days=11))
     assert {day["availability"] for day in days.values()} == {"available"}
+
+
+async def test_a_detection_counts_each_edit_it_found_not_each_room_type(
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
+) -> None:
+    """What the schedule learns (``freshness.changes_seen``) counts edits: a detection that comes
+    after two closures and three price edits of one room type has seen five changes, not two."""
+    sync = await synced(make_sync, sqlite_store, emulator, control)
+    for first, last in ((10, 11), (20, 20)):
+        control.call("POST", "/pms/close", {"dateFrom": night(first), "dateTo": night(last), "roomTypeId": 1})
+    for first, last, price in ((30, 36, "131.00"), (40, 40, "132.00"), (41, 42, "133.00")):
+        body = {"roomTypeId": 2, "dateFrom": night(first), "dateTo": night(last), "price": price}
+        control.call("POST", "/pms/price", body)
+
+    report = await detect_changes(sync)
+
+    assert report.pms.closures_changed == (1,) and report.pms.closure_edits == 2
+    # 40 and 41-42 touch: one run of changed nights, which no read can tell from a single edit
+    assert report.pms.prices_changed == 10 and report.pms.price_edits == 2
+    assert changes_seen(report) == {ChangeKind.CLOSURES: 2, ChangeKind.PRICES: 2}
+    assert_converged(emulator, control)
 
 
 async def test_a_reopening_of_one_of_two_touching_closures_reaches_the_channel(
@@ -123,7 +146,7 @@ async def test_a_price_change_reaches_the_listing_and_the_connected_channels(
 
     report = await detect_changes(sync)
 
-    assert report.result == "ok" and report.pms.prices_changed > 0
+    assert report.result == "ok" and report.pms.prices_changed == 8 and report.pms.price_edits == 2
     written = {o.listing_id for o in report.listings if o.status is ListingStatus.WRITTEN}
     assert written == {ROOM_TYPE_LISTING, SUITES_LISTING}
     counts = control.counts()

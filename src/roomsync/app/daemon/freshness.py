@@ -5,8 +5,10 @@ runs recorded in the store, so ``status``, the admin API and a replica that just
 over all see the same ages. A run counts when it ended well (``ok``, ``ok_with_warnings``).
 
 *Observations*: after each run, the changes it saw are added to the learned shape of the week
-(``store.activity``), one count per room type whose availability or closures changed, one per
-detection that found prices changed, in the hour of the property's local week the run ran in.
+(``store.activity``), one count per room type whose availability changed and one per edit of
+closures or prices (a run of nights of a room type: a detection that batched a day's price edits
+counts them all, so a rare detection does not make its kind look rare), in the hour of the
+property's local week the run ran in.
 """
 
 from __future__ import annotations
@@ -31,9 +33,7 @@ WELL_ENDED = ("ok", "ok_with_warnings")
 
 def newest_reads(store: Store, property_id: str) -> dict[ChangeKind, datetime | None]:
     """When the newest PMS read of each kind started (None: never)."""
-    return {
-        kind: store.sync_runs.latest_start(property_id, runs, WELL_ENDED) for kind, runs in READS.items()
-    }
+    return {kind: store.sync_runs.latest_start(property_id, runs, WELL_ENDED) for kind, runs in READS.items()}
 
 
 def changes_seen(report: SyncReport) -> dict[ChangeKind, int]:
@@ -42,11 +42,10 @@ def changes_seen(report: SyncReport) -> dict[ChangeKind, int]:
     written = {o.room_type_id for o in report.listings if o.status is ListingStatus.WRITTEN}
     if written and report.kind in READS[ChangeKind.AVAILABILITY]:
         seen[ChangeKind.AVAILABILITY] = len(written)
-    closures = len(report.pms.closures_changed) + int(report.pms.property_closures_changed)
-    if closures:
-        seen[ChangeKind.CLOSURES] = closures
-    if report.kind == "detect" and report.pms.prices_changed:
-        seen[ChangeKind.PRICES] = 1
+    if report.pms.closure_edits:
+        seen[ChangeKind.CLOSURES] = report.pms.closure_edits
+    if report.kind == "detect" and report.pms.price_edits:
+        seen[ChangeKind.PRICES] = report.pms.price_edits
     return seen
 
 

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
 from roomsync.adapters.client import QuotaExhausted
+from roomsync.core.activity import edits_in
 from roomsync.core.api.pms.availability import RoomTypeAvailability, RoomTypeAvailabilityExtended
 from roomsync.core.ports import LocatedClosures, NightSpan
 from roomsync.core.sync.closure_windows import check_windows, judge_window
@@ -171,6 +172,18 @@ def with_nights_replaced(
 def changed_room_types(before: Closures, after: Closures, room_type_ids: Iterable[int]) -> tuple[int, ...]:
     """The room types whose closed nights differ between ``before`` and ``after``."""
     return tuple(sorted(t for t in room_type_ids if before.closed_for(t) != after.closed_for(t)))
+
+
+def closure_edits(before: Closures, after: Closures, room_type_ids: Iterable[int]) -> int:
+    """The front-desk edits between ``before`` and ``after``: runs of consecutive nights of a room
+    type (or of the whole property) that were closed and are open, or the other way round."""
+    flipped = [(t, n) for t in room_type_ids for n in before.closed_for(t) ^ after.closed_for(t)]
+    whole = edits_in((PROPERTY_WIDE, n) for n in before.property_closed ^ after.property_closed)
+    return edits_in(flipped) + whole
+
+
+PROPERTY_WIDE = -1
+"""The key of the whole property's closed nights beside the room types' (ids are positive)."""
 
 
 def spans_of(closed: Collection[date]) -> tuple[NightSpan, ...]:

@@ -28,6 +28,7 @@ from datetime import date, datetime
 from decimal import Decimal
 
 from roomsync.adapters.client import QuotaExhausted, ServiceError
+from roomsync.core.activity import edits_in
 from roomsync.core.api.pms.availability import RoomTypeAvailabilityExtended
 from roomsync.core.ports import PmsPriceCache
 from roomsync.core.sync.desired import nights_through
@@ -59,6 +60,10 @@ class PmsPrices:
     """False when the cap or the budget stopped the detection (unread windows keep cached prices)."""
     changed: int = 0
     """(room type, night) prices that differ from the cache (new ones included)."""
+    edits: int = 0
+    """The front-desk edits among them: runs of consecutive nights of a room type whose cached
+    price changed (:func:`roomsync.core.activity.edits_in`; a night priced for the first time is
+    not an edit)."""
     learned: int = 0
     unknown_nights: int = 0
     """(room type, night) pairs of the horizon with no price known after the run."""
@@ -139,6 +144,7 @@ async def detect_prices(
     result.complete = found.complete
     result.learned = len(found.learned)
     result.changed = len(found.changed)
+    result.edits = edits_in(key for key in found.changed if key in cached)
     fresh = updated_cache(state)
     unsaved = {key: price for key, price in found.learned.items() if key not in saved}
     await asyncio.to_thread(_save, cache, property_id, types, unsaved, fresh, currency, now)

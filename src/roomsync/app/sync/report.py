@@ -90,6 +90,8 @@ class PmsSummary:
     prices_failed: str | None = None
     """A price read failed for good (the run is partial; what was read before it is kept)."""
     prices_changed: int = 0
+    price_edits: int = 0
+    """The front-desk price edits among them (runs of nights of a room type: ``PmsPrices.edits``)."""
     prices_unknown: int = 0
     price_fill_reads: int = 0
     """Reads of nights that had no cached price (the cold cache's fill), a part of ``price_reads``."""
@@ -101,6 +103,8 @@ class PmsSummary:
     closures_changed: tuple[int, ...] = ()
     """Room types whose closed nights differ from what the store knew (detection)."""
     property_closures_changed: bool = False
+    closure_edits: int = 0
+    """The runs of nights whose closure changed (:func:`roomsync.app.sync.closures.closure_edits`)."""
 
 
 @dataclass

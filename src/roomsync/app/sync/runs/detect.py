@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 
-from roomsync.app.sync.closures import changed_room_types, remembered, with_nights_replaced
+from roomsync.app.sync.closures import changed_room_types, closure_edits, remembered, with_nights_replaced
 from roomsync.app.sync.connected import push_connected_prices
 from roomsync.app.sync.pms import PmsFacts, read_closures_and_prices
 from roomsync.app.sync.report import COMMAND_LINE, SyncReport
@@ -61,9 +61,11 @@ async def _detect(sync: PropertySync, report: SyncReport) -> None:
     summary.prices_complete = prices.complete
     summary.prices_failed = prices.failed
     summary.prices_changed = prices.changed
+    summary.price_edits = prices.edits
     summary.price_fill_reads = prices.fill_reads
     summary.closures_changed = changed
     summary.property_closures_changed = known.property_closed != closures.property_closed
+    summary.closure_edits = closure_edits(known, closures, closure_types)
     report.notes.extend(checked.notes)
     report.notes.extend(prices.notes)
     if not (changed or summary.property_closures_changed or prices.changed):

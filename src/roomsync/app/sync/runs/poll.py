@@ -11,7 +11,13 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime
 
 from roomsync.adapters.client import QuotaExhausted
-from roomsync.app.sync.closures import Closures, read_closures, remembered, with_nights_replaced
+from roomsync.app.sync.closures import (
+    Closures,
+    closure_edits,
+    read_closures,
+    remembered,
+    with_nights_replaced,
+)
 from roomsync.app.sync.pms import (
     PmsFacts,
     closure_readers,
@@ -116,6 +122,7 @@ async def recheck_closures_where_rooms_moved(
     if not changed:
         return facts
     report.pms.closures_changed = tuple(sorted(changed))
+    report.pms.closure_edits = closure_edits(facts.closures, closures, changed)
     facts = replace(facts, closures=closures)
     await save_closures(sync, facts, changed, facts.read_at or sync.clock())
     return facts
