@@ -177,6 +177,25 @@ def test_a_plan_promises_the_busy_hours_gap_not_the_quiet_ones() -> None:
     assert fewer.p95_wait > plan.p95_wait
 
 
+def test_a_budget_short_of_the_max_gap_still_runs_where_the_changes_come() -> None:
+    # 28 runs a day cannot keep a 30-minute gap (48): spread evenly they would run every 51.4
+    # min, night and day. The shape puts 90 % of the changes in the 16 hours from 07:00, 5.6 % an
+    # hour against 1.25 %: the cube root gives those hours 1.65x the night's runs. Per second,
+    # 16 h x 1.65 w + 8 h x w = 28 runs: w = 0.814 an hour at night (a run every 73.7 min), 1.34
+    # in the day (every 44.7 min).
+    plan_at = functools.partial(
+        shape_runs, shape=default_shape(), seconds_into_hour=0, seconds_to_reset=86_400, runs=28,
+        min_interval=120, max_gap=1800,
+    )  # fmt: skip
+    night, day = plan_at(hour=2), plan_at(hour=9)
+    assert not night.gap_kept and not day.gap_kept
+    assert night.runs_until_reset == pytest.approx(28) and day.runs_until_reset == pytest.approx(28)
+    assert night.interval == pytest.approx(3600 / 0.814, rel=0.01)
+    assert day.interval == pytest.approx(3600 / 1.34, rel=0.01)
+    # its promise is the p95 of the changes' waits, below the even spread's 95 % of 51.4 min
+    assert day.p95_wait < 0.95 * 86_400 / 28
+
+
 def test_runs_spread_evenly_promise_that_share_of_their_interval() -> None:
     plan = shape_runs(
         shape=[1.0] * 24, hour=0, seconds_into_hour=0, seconds_to_reset=86_400, runs=10,
