@@ -8,10 +8,12 @@ proportion to ``share ** exponent``, never above one run per minimum interval), 
 within an hour and changes uniform within it. Printed: the p95 wait this gives and its ratio to
 the bound for as many runs (:func:`front_desk.best_p95`), per exponent. It isolates the
 allocation from what the week bench adds (a learned shape, bursts, the runs' cost changing).
+Last, for budgets short of the max gap: the runs evenly over the day against by the cube root.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from front_desk import best_p95, hour_weights
@@ -19,6 +21,9 @@ from front_desk import best_p95, hour_weights
 EXPONENTS = (1.0, 0.5, 1 / 3, 0.25, 0.1)
 CASES = ((470, 900.0, 60.0), (300, 900.0, 60.0), (99, 1800.0, 120.0))
 """(runs a day, max gap, min interval): the week bench's polls and detections."""
+SHORT_OF_THE_GAP = (20, 28, 40, 47)
+"""Detections a day too few for a 30-minute max gap (48): the runs placed with no floor, by the
+cube root of the share (``shape_runs`` since 645d876) or evenly over the day (before)."""
 
 
 def allocation(
@@ -57,6 +62,14 @@ def main() -> None:
             wait = p95_wait(shares, allocation(shares, runs, gap, minimum, exponent))
             cells.append(f"exponent {exponent:.2f}: {wait:.0f} s ({wait / bound:.2f}x)")
         print(f"{runs} runs a day, max gap {gap:.0f} s (bound {bound:.0f} s): " + "; ".join(cells))
+    for runs in SHORT_OF_THE_GAP:
+        bound = best_p95(runs)
+        even = p95_wait(shares, [runs / len(shares)] * len(shares))
+        shaped = p95_wait(shares, allocation(shares, runs, math.inf, 120.0, 1 / 3))
+        print(
+            f"{runs} runs a day, short of a 1800 s gap (bound {bound:.0f} s): evenly {even:.0f} s "
+            f"({even / bound:.2f}x); cube root, no floor {shaped:.0f} s ({shaped / bound:.2f}x)"
+        )
 
 
 if __name__ == "__main__":
