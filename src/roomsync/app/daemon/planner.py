@@ -1,9 +1,9 @@
 """The planner of one property's daemon: what its runs have cost, what is left of the price fill,
 the learned weeks, and the plan made from them after each run.
 
-:mod:`.planning` holds the maths (the plan, the full-sync cadence, the price-read allowance); this
-module keeps the state that maths is fed with between runs, and says it (the ``schedule:`` and
-``price fill:`` log lines, the plan's gauges). It sends no request: the runs' estimates come
+:mod:`.planning` holds the maths (the plan, the full-sync cadence; :mod:`.price_reads` the
+price-read allowance); this module keeps the state that maths is fed with between runs, and says
+it (the ``schedule:`` and ``price fill:`` log lines, the plan's gauges). It sends no request: the runs' estimates come
 through :mod:`.run_kinds`.
 """
 
@@ -25,13 +25,11 @@ from roomsync.app.daemon.planning import (
     PollPlan,
     RunCosts,
     Shapes,
-    fill_reads_per_day,
     full_sync_delay,
-    least_price_reads,
     plan_polling,
-    price_read_allowance,
 )
 from roomsync.app.daemon.price_fill import UnreadPrices, fill_status
+from roomsync.app.daemon.price_reads import fill_reads_per_day, least_price_reads, price_read_allowance
 from roomsync.app.daemon.recent_changes import RecentChanges
 from roomsync.app.daemon_view import PriceFillStatus
 from roomsync.app.sync import NoMapping, SyncReport
@@ -183,7 +181,7 @@ class Planner:
         )
 
     def price_read_cap(self) -> int:
-        """The price reads the run starting now may spend (:func:`.planning.price_read_allowance`)."""
+        """The price reads the run starting now may spend (:func:`.price_reads.price_read_allowance`)."""
         gate = self.gate
         return price_read_allowance(
             self.settings, gate.snapshot(), self._day_costs(), resets_at=gate.resets_at(), now=self.clock()

@@ -158,11 +158,6 @@ def full_sync_delay(settings: Settings, *, quota: int, last_cost: int, failures:
     return min(regular, settings.full_sync_retry_seconds * 2 ** (failures - 1))
 
 
-DAEMON_PRICE_READ_SHARE = 0.05
-"""The least of the quota one of the daemon's runs may spend reading uncached PMS prices, whatever
-the day's plan: a cold cache always makes progress (5 reads a run on a free licence)."""
-
-
 @dataclass(frozen=True)
 class DayCosts:
     """What each kind of run of a property costs, as the daemon knows it, for planning its day."""
@@ -177,48 +172,7 @@ class DayCosts:
     """One read per listing when None."""
 
 
-def price_read_allowance(
-    settings: Settings, snapshot: BudgetSnapshot, costs: DayCosts, *, resets_at: datetime, now: datetime
-) -> int:
-    """The price reads a run may spend: all that the day's ceiling (``spend_share``) affords once
-    the rest of the day's least schedule is kept (the slower jobs at ``costs.full_sync_cost``, their
-    warm cost, and the polls and detections at their max gaps until the reset), and never fewer
-    than ``DAEMON_PRICE_READ_SHARE`` of the quota.
-
-    So a property's first full sync on a paid licence reads every night of a year's horizon (365
-    reads of a 900-request ceiling, about 240 kept for the day's floors), nearest first, and the
-    day's plan is made afterwards from what is left; a free licence, whose floors alone pass its
-    quota, fills 5 nights a run."""
-    seconds_to_reset = max((resets_at - now).total_seconds(), 1.0)
-    affordable = _affordable_reads(settings, snapshot.quota, snapshot.used_local, seconds_to_reset, costs)
-    return max(least_price_reads(snapshot.quota), affordable)
-
-
-def fill_reads_per_day(settings: Settings, quota: int, costs: DayCosts) -> int:
-    """Price reads of uncached nights a whole quota day affords (:func:`price_read_allowance` for a
-    day that starts with nothing spent, or the least share at each full sync of the day)."""
-    every = costs.full_sync_every or settings.price_check_interval_seconds
-    full_syncs = max(1, math.floor(DAY_SECONDS / max(every, 1.0)))
-    affordable = _affordable_reads(settings, quota, 0, DAY_SECONDS, costs)
-    return max(affordable, least_price_reads(quota) * full_syncs)
-
-
-def least_price_reads(quota: int) -> int:
-    """``DAEMON_PRICE_READ_SHARE`` of the quota: what a run may always spend on price reads."""
-    return max(1, math.ceil(quota * DAEMON_PRICE_READ_SHARE))
-
-
-def _affordable_reads(
-    settings: Settings, quota: int, used: int, seconds_to_reset: float, costs: DayCosts
-) -> int:
-    """What the day's ceiling leaves after ``used``, the slower jobs and the polls' and detections'
-    max-gap floors until the reset (negative when the floors alone pass it)."""
-    poll_floor, detect_floor = _gap_floors(settings, seconds_to_reset, costs)
-    floors = _other_jobs(settings, seconds_to_reset, costs) + poll_floor + detect_floor
-    return math.floor(spend_share_of(settings, quota) * quota - used - floors)
-
-
-def _other_jobs(settings: Settings, seconds_to_reset: float, costs: DayCosts) -> int:
+def other_jobs_until(settings: Settings, seconds_to_reset: float, costs: DayCosts) -> int:
     """Requests the slower jobs (full syncs, reconciliation, re-push) need until the reset."""
     cadence = cadence_of(settings)
     if costs.full_sync_every is not None:
@@ -234,7 +188,7 @@ def _poll_gap(settings: Settings) -> float:
     return min(settings.availability_max_gap_seconds, settings.poll_max_seconds)
 
 
-def _gap_floors(settings: Settings, seconds_to_reset: float, costs: DayCosts) -> tuple[float, float]:
+def gap_floors(settings: Settings, seconds_to_reset: float, costs: DayCosts) -> tuple[float, float]:
     """The requests until the reset of the polls and of the detections at their max gaps."""
     poll_floor = seconds_to_reset / _poll_gap(settings) * max(costs.poll_cost, 1.0)
     detect_floor = seconds_to_reset / settings.detect_max_gap_seconds * max(costs.detect_cost, 1.0)
@@ -287,7 +241,7 @@ def plan_polling(
     seconds_to_reset = max((resets_at - now).total_seconds(), 1.0)
     guest_reserve = reserves.count(Priority.AVAILABILITY, quota)
     costs = DayCosts(listings, poll_cost, detect_cost, full_sync_cost, full_sync_every, reconcile_cost)
-    other = _other_jobs(settings, seconds_to_reset, costs)
+    other = other_jobs_until(settings, seconds_to_reset, costs)
     for_polling = snapshot.remaining - guest_reserve - other
     if for_polling < 0:  # not even the slower jobs fit: polling comes first, they wait
         other = 0
@@ -312,7 +266,7 @@ def plan_polling(
     poll_budget, detect_budget = poll_pace * scale, detect_pace * scale
     budget = poll_budget + detect_budget
     poll_gap = _poll_gap(settings)
-    poll_floor, detect_floor = _gap_floors(settings, seconds_to_reset, costs)
+    poll_floor, detect_floor = gap_floors(settings, seconds_to_reset, costs)
     if capped and (poll_budget < poll_floor or detect_budget < detect_floor):
         poll_budget, detect_budget = _gaps_kept(
             (poll_budget, detect_budget), (poll_floor, detect_floor), limit, max(for_polling, 0.0), split

@@ -22,11 +22,11 @@ from roomsync.app.daemon.planning import (
     DayCosts,
     PollPlan,
     RunCosts,
-    fill_reads_per_day,
     full_sync_delay,
     plan_polling,
 )
 from roomsync.app.daemon.price_fill import fill_status, stored_unread_prices
+from roomsync.app.daemon.price_reads import fill_reads_per_day
 from roomsync.app.daemon_view import (
     BudgetStatus,
     FreshnessRow,

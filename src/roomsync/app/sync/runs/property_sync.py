@@ -57,7 +57,7 @@ class SyncOptions:
     """A command-line sync may fill a cold price cache with a quarter of the day."""
     price_read_cap: Callable[[], int] | None = None
     """Asked at the start of each run for its most price reads, when set (the daemon's: what the
-    day's plan affords, :func:`roomsync.app.daemon.planning.price_read_allowance`); it wins over
+    day's plan affords, :func:`roomsync.app.daemon.price_reads.price_read_allowance`); it wins over
     the other two."""
     price_window_nights: int = DEFAULT_WINDOW_NIGHTS
     concurrency: int = 4
