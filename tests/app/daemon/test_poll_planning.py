@@ -313,19 +313,19 @@ def test_a_day_that_spent_much_polls_only_what_the_spend_share_leaves() -> None:
 
     # 12 hours left: the other jobs need 2 full syncs x 4 + 1 reconciliation x 5 listings + 1 re-push
     # = 14. The pace allows 50 % x 1,500 = 750 (pro rata only in the last twelve hours); after 800
-    # requests of its own, 60 % of the day leaves 900 - 800 - 14 = 86: 30 % (25.8) detections,
-    # 60.2 polls.
-    assert polling(800) == (60, 25)
-    # after 400, the ceiling (486) is still below the pace: 340.2 polls and 145.8 detections
-    assert polling(400) == (340, 145)
+    # requests of its own, 60 % of the day leaves 900 - 800 - 14 = 86, aimed one detection (1
+    # request) under: 85, 30 % (25.5) detections, 59.5 polls.
+    assert polling(800) == (59, 25)
+    # after 400, the ceiling (485) is still below the pace: 339.5 polls and 145.5 detections
+    assert polling(400) == (339, 145)
     # past the ceiling, the polls keep their max gap (15 minutes: 48 in 12 hours) while the quota
     # affords it; the detections keep theirs only under the ceiling, and none is left
     assert polling(890) == (48, 0)
     # and when not even that fits, the quota wins: 1,500 - 75 (guest reserve) - 14 - 1,380 = 31
     # requests, all of them in the split (21.7 polls, 9.3 detections)
     assert polling(1380) == (21, 9)
-    # a larger spend share lifts the ceiling: 1,200 - 800 - 14 = 386
-    assert polling(800, spend_share=0.8) == (270, 115)
+    # a larger spend share lifts the ceiling: 1,200 - 800 - 14 - 1 = 385
+    assert polling(800, spend_share=0.8) == (269, 115)
 
 
 def test_a_measured_reconciliation_cost_is_kept_out_of_polling() -> None:
@@ -386,21 +386,22 @@ def test_a_costly_detection_keeps_its_max_gap_only_under_the_ceiling() -> None:
         )
 
     # A whole day: the other jobs need 4 full syncs x 20 + 5 (reconciliation) + 1 (re-push) = 86,
-    # so the ceiling leaves 900 - 86 = 814; the pace 705: 387.75 polls, 317.25 for detections.
+    # so the ceiling leaves 900 - 86 = 814, aimed one detection under (809 at 5 requests); the pace
+    # 705: 387.75 polls, 317.25 for detections.
     cheap = plan_for(5.0)
     assert (cheap.polls_until_reset, cheap.detections_until_reset) == (387, 63)
     # At 13 requests a detection the 30-minute gap needs 48 x 13 = 624: the detections get what
-    # the ceiling leaves above the pace (109) and no more, 426.25 / 13 = 32.8; the polls keep
-    # their share. (Before, the detections got all 624 and the polls their share: 1,012 + 86
-    # planned, 73 % of the quota against the 60 % ceiling.)
+    # the ceiling (814 - 13 = 801) leaves above the pace (96) and no more, 413.25 / 13 = 31.8; the
+    # polls keep their share. (Before, the detections got all 624 and the polls their share:
+    # 1,012 + 86 planned, 73 % of the quota against the 60 % ceiling.)
     costly = plan_for(13.0)
-    assert (costly.polls_until_reset, costly.detections_until_reset) == (387, 32)
-    assert costly.polls_until_reset * 1.0 + 32.8 * 13 + 86 <= 900
+    assert (costly.polls_until_reset, costly.detections_until_reset) == (387, 31)
+    assert costly.polls_until_reset * 1.0 + 31.8 * 13 + 86 <= 900 - 13
     # After a morning that spent 500 by 06:00, 18 hours left: the other jobs need 3 x 20 + 5 + 1 =
-    # 66, the ceiling leaves 900 - 500 - 66 = 334 (under the pace): 183.7 polls (above their
-    # 15-minute gap's 72) and 150.3 for detections, 11.6 of them, under their gap's 36: no more.
+    # 66, the ceiling leaves 900 - 500 - 66 - 13 = 321 (under the pace): 176.6 polls (above their
+    # 15-minute gap's 72) and 144.5 for detections, 11.1 of them, under their gap's 36: no more.
     late = plan_for(13.0, used=500, hours=6)
-    assert (late.polls_until_reset, late.detections_until_reset) == (183, 11)
+    assert (late.polls_until_reset, late.detections_until_reset) == (176, 11)
     # After 850 by 06:00 the ceiling is spent: the polls keep their gap past it, the detections wait
     # for the full syncs.
     spent = plan_for(13.0, used=850, hours=6)
