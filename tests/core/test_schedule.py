@@ -20,7 +20,6 @@ from roomsync.core.schedule import (
     detection_share,
     plan_schedule,
     shape_runs,
-    share_of_a_day,
     slot_edges,
     wait_percentile,
 )
@@ -195,19 +194,6 @@ def test_a_budget_short_of_the_max_gap_still_runs_where_the_changes_come() -> No
     assert day.interval == pytest.approx(3600 / 1.34, rel=0.01)
     # its promise is the p95 of the changes' waits, below the even spread's 95 % of 51.4 min
     assert day.p95_wait < 0.95 * 86_400 / 28
-
-
-def test_the_share_of_a_days_changes_until_the_reset() -> None:
-    # 90 % of a day's changes from 07:00 to 23:00, 10 % in the 8 hours of the night: 06:00 to
-    # midnight holds the 16 busy hours and two of the night (06:00, 23:00)
-    assert share_of_a_day(default_shape(), hour=6, seconds_into_hour=0, seconds=18 * 3600) == pytest.approx(
-        0.9 + 2 * 0.1 / 8
-    )
-    assert share_of_a_day(default_shape(), hour=22, seconds_into_hour=1800, seconds=3600) == pytest.approx(
-        0.9 / 16 / 2 + 0.1 / 8 / 2
-    )
-    assert share_of_a_day([1.0] * 24, hour=3, seconds_into_hour=0, seconds=2 * 86_400) == 1.0
-    assert share_of_a_day([0.0] * 24, hour=3, seconds_into_hour=0, seconds=3600) == 1.0
 
 
 def test_runs_spread_evenly_promise_that_share_of_their_interval() -> None:

@@ -335,20 +335,6 @@ def slot_edges(
     return slots
 
 
-def share_of_a_day(shape: Sequence[float], *, hour: int, seconds_into_hour: float, seconds: float) -> float:
-    """The share of the next 24 hours' changes that ``shape`` expects in the next ``seconds``
-    (1.0 when it expects none in the day)."""
-
-    def changes(until: float) -> float:
-        return sum(
-            (end - start) / 3600.0 * max(shape[(hour + hours) % len(shape)], 0.0)
-            for start, end, hours in slot_edges(seconds_into_hour, until, None)
-        )
-
-    day = changes(86_400.0)
-    return min(changes(min(seconds, 86_400.0)) / day, 1.0) if day > 0 else 1.0
-
-
 PROMISED_SHARE = 0.95
 """The share of changes a plan's promise covers: its 95th percentile."""
 

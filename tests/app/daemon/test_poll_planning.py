@@ -15,14 +15,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from roomsync.app.daemon.planning import (
-    ChangeCosts,
-    PollPlan,
-    RunCosts,
-    Shapes,
-    full_sync_delay,
-    plan_polling,
-)
+from roomsync.app.daemon.planning import PollPlan, RunCosts, Shapes, full_sync_delay, plan_polling
 from roomsync.core.activity import HOURS_OF_WEEK, default_shape
 from roomsync.core.budget import BudgetSnapshot, Reserves
 from roomsync.core.schedule import BURST_SECONDS, Burst
@@ -183,23 +176,6 @@ def test_a_costly_detection_runs_less_often() -> None:
     assert cheap.detections_until_reset == 225 and costly.detections_until_reset == 75
     assert costly.detect_interval > cheap.detect_interval
     assert costly.polls_until_reset == cheap.polls_until_reset  # the polls keep their share
-
-
-def test_the_changes_cost_is_paid_once_and_the_windows_buy_the_runs() -> None:
-    def plan(change_costs: ChangeCosts | None) -> PollPlan:
-        return plan_polling(
-            settings(), snapshot(1500, 0), Reserves(), resets_at=NOW + DAY, now=NOW, listings=5,
-            poll_cost=1.0, detect_cost=3.0, shapes=FLAT, change_costs=change_costs,
-        )  # fmt: skip
-
-    # 225 requests for detections (1,500 x 0.5 x 0.3). At 3 a detection on average (1 window and
-    # 2 for the changes it found), 75. The changes are expected to cost 60 until the reset
-    # whatever the runs: 225 - 60 = 165 left for the windows, 165 detections.
-    assert plan(None).detections_until_reset == 75
-    assert plan(ChangeCosts(windows=1.0, until_reset=60.0)).detections_until_reset == 165
-    assert "165 detections of 1 request(s)" in plan(ChangeCosts(windows=1.0, until_reset=60.0)).explanation
-    # changes expected to cost more than the budget: never fewer runs than the average cost buys
-    assert plan(ChangeCosts(windows=1.0, until_reset=300.0)).detections_until_reset == 75
 
 
 def test_a_spent_day_plans_no_poll_until_the_reset() -> None:

@@ -48,15 +48,3 @@ def test_a_run_counts_once_however_many_listings_its_change_wrote() -> None:
     recent.heard(START + timedelta(minutes=5), {ChangeKind.AVAILABILITY: 1})
     polls, _ = recent.bursts(START + timedelta(minutes=6))
     assert polls is not None
-
-
-def test_the_changes_cost_a_day_at_the_last_days_pace() -> None:
-    recent = RecentChanges(START)
-    recent.detection_cost_seen(START + timedelta(hours=1), 12)
-    recent.detection_cost_seen(START + timedelta(hours=2), -3)  # a detection cheaper than its windows
-    # two hours watched count as six: 12 requests in six hours, 48 a day
-    assert recent.change_costs_per_day(START + timedelta(hours=2)) == 48
-    recent.detection_cost_seen(START + timedelta(hours=20), 6)
-    assert recent.change_costs_per_day(START + timedelta(hours=20)) == 18 * 24 / 20
-    # a day after the first, only the second counts, over a whole day
-    assert recent.change_costs_per_day(START + timedelta(hours=25, minutes=1)) == 6

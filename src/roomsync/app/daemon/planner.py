@@ -3,8 +3,8 @@ the learned weeks, and the plan made from them after each run.
 
 :mod:`.planning` holds the maths (the plan, the full-sync cadence; :mod:`.price_reads` the
 price-read allowance); this module keeps the state that maths is fed with between runs, and says
-it (the ``schedule:`` and ``price fill:`` log lines, the plan's gauges). It sends no request: the
-runs' estimates come through :mod:`.run_kinds`.
+it (the ``schedule:`` and ``price fill:`` log lines, the plan's gauges). It sends no request: the runs' estimates come
+through :mod:`.run_kinds`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import logging
 import math
 from collections.abc import Callable
 from datetime import datetime
-from zoneinfo import ZoneInfo
 
 from roomsync.adapters.client.config import reserves_of
 from roomsync.adapters.client.quota import QuotaGate
@@ -22,7 +21,6 @@ from roomsync.adapters.store import Store
 from roomsync.app.daemon import run_kinds
 from roomsync.app.daemon.jobs import service_failed
 from roomsync.app.daemon.planning import (
-    ChangeCosts,
     DayCosts,
     PollPlan,
     RunCosts,
@@ -35,9 +33,8 @@ from roomsync.app.daemon.price_reads import fill_reads_per_day, least_price_read
 from roomsync.app.daemon.recent_changes import RecentChanges
 from roomsync.app.daemon_view import PriceFillStatus
 from roomsync.app.sync import NoMapping, SyncReport
-from roomsync.core.activity import ChangeKind, hour_of_week
+from roomsync.core.activity import ChangeKind
 from roomsync.core.ports import SyncRun
-from roomsync.core.schedule import share_of_a_day
 from roomsync.metrics import Metrics
 from roomsync.property_context import PropertyContext
 
@@ -133,9 +130,7 @@ class Planner:
             if report.pms.price_fill_reads:
                 self._log_fill(report)
         if kind == run_kinds.DETECT:
-            requests = report.requests - report.pms.price_fill_reads
-            self.recent.detection_cost_seen(report.started_at, requests - self.costs.check_windows)
-            self.costs.detection_seen(requests, self.costs.check_windows)
+            self.costs.detection_seen(report.requests - report.pms.price_fill_reads, self.costs.check_windows)
         if kind == run_kinds.RECONCILE:
             self.costs.reconcile = max(report.requests, 1)
 
@@ -231,7 +226,6 @@ class Planner:
             reconcile_cost=self.reconcile_cost(listings),
             shapes=self.shapes,
             bursts=self.recent.bursts(now),
-            change_costs=self._change_costs(now, gate.resets_at()),
         )
         self.plan = plan
         finite = math.isfinite(plan.interval)
@@ -252,18 +246,6 @@ class Planner:
             self._logged_interval = plan.interval
             self.log.info("schedule: %s", plan.explanation)
         return plan
-
-    def _change_costs(self, now: datetime, resets_at: datetime) -> ChangeCosts:
-        """The detection's windows, and its changes' cost until the reset: the last day's, for the
-        share of a day's changes the learned week expects before the reset."""
-        local = now.astimezone(ZoneInfo(self.settings.timezone))
-        share = share_of_a_day(
-            (self.shapes or Shapes.default()).detection,
-            hour=hour_of_week(local),
-            seconds_into_hour=local.minute * 60 + local.second,
-            seconds=(resets_at - now).total_seconds(),
-        )
-        return ChangeCosts(self.costs.check_windows, self.recent.change_costs_per_day(now) * share)
 
     def _log_fill(self, report: SyncReport) -> None:
         """Say what the price fill did and what the day's plan gets after it (once it is done, and

@@ -109,20 +109,6 @@ class RunCosts:
 
 
 @dataclass(frozen=True)
-class ChangeCosts:
-    """A detection's cost split by what drives it: ``windows``, the check windows every detection
-    reads, and ``until_reset``, what the changes it finds are expected to cost until the reset
-    (locating, narrowing, the free rooms read, the writes: the last day's pace, shaped by the
-    learned week). The changes come whether the detections are many or few, so their cost is
-    not a cost of each run: averaged per run, a day of rare detections, each batching many
-    changes, made every run look costly and planned fewer still (the busy hour's seed 8: one
-    detection of 34 requests, then one every 154 minutes)."""
-
-    windows: float
-    until_reset: float
-
-
-@dataclass(frozen=True)
 class PollPlan:
     interval: float
     """Seconds of server time until the next availability poll (``math.inf``: none before the reset)."""
@@ -234,7 +220,6 @@ def plan_polling(
     full_sync_every: float | None = None,
     reconcile_cost: int | None = None,
     bursts: tuple[Burst | None, Burst | None] = (None, None),
-    change_costs: ChangeCosts | None = None,
 ) -> PollPlan:
     """The plan of both detections for a budget ``snapshot`` and the server's reset instant;
     ``poll_cost`` and ``detect_cost``: the requests one availability poll and one closure and
@@ -243,9 +228,7 @@ def plan_polling(
     than the learned week says (:func:`roomsync.core.schedule.burst_of`); ``full_sync_cost`` and
     ``full_sync_every``: what a full sync costs and how often it runs (the settings' cadence when
     None), and ``reconcile_cost`` what a reconciliation costs (one read per listing when None),
-    kept out of polling's budget; ``change_costs``: the detection's cost split into its windows
-    and its changes' (:class:`ChangeCosts`), which buys more detections than ``detect_cost`` where
-    the changes' cost is paid first and the rest divided by the windows (never fewer).
+    kept out of polling's budget.
 
     Polling's budget is the least of: what the quota leaves after the guest reserve and those
     jobs; ``poll_budget_share`` of a day (the pace; in the last twelve hours before the reset, pro
@@ -301,17 +284,12 @@ def plan_polling(
         max_gap=poll_gap,
         burst=_with_gap(bursts[0], settings.burst_poll_gap_seconds),
     )
-    detect_runs = detect_budget / max(detect_cost, 1.0)
-    if change_costs is not None:
-        detect_runs = max(
-            detect_runs, (detect_budget - change_costs.until_reset) / max(change_costs.windows, 1.0)
-        )
     detect = shape_runs(
         shape=chosen.detection,
         hour=hour,
         seconds_into_hour=into_hour,
         seconds_to_reset=seconds_to_reset,
-        runs=detect_runs,
+        runs=detect_budget / max(detect_cost, 1.0),
         min_interval=settings.detect_min_seconds,
         max_gap=settings.detect_max_gap_seconds,
         burst=_with_gap(bursts[1], settings.burst_detect_gap_seconds),
@@ -333,8 +311,7 @@ def plan_polling(
         promised_p95=_promised(poll),
         detect_promised_p95=_promised(detect),
     )
-    per_detection = detect_budget / detect_runs if detect_runs > 0 else detect_cost
-    return _explained(plan, settings, guest_reserve, other, budget, per_detection, poll, detect)
+    return _explained(plan, settings, guest_reserve, other, budget, detect_cost, poll, detect)
 
 
 def _gaps_kept(

@@ -31,7 +31,6 @@ class RecentChanges:
     def __init__(self, since: datetime) -> None:
         self.since = since
         self._seen: deque[tuple[datetime, float, float]] = deque()
-        self._change_costs: deque[tuple[datetime, float]] = deque()
 
     def heard(self, at: datetime, seen: dict[ChangeKind, int]) -> None:
         polls = float(ChangeKind.AVAILABILITY in seen)
@@ -40,21 +39,6 @@ class RecentChanges:
             self._seen.append((at, polls, detection))
         while self._seen and self._seen[0][0] < at - DAY:
             self._seen.popleft()
-
-    def detection_cost_seen(self, at: datetime, requests: float) -> None:
-        """A detection at ``at`` spent ``requests`` beyond its check windows on the changes it found
-        (locating closures, narrowing prices, the free rooms read, the writes)."""
-        if requests > 0:
-            self._change_costs.append((at, requests))
-        while self._change_costs and self._change_costs[0][0] < at - DAY:
-            self._change_costs.popleft()
-
-    def change_costs_per_day(self, now: datetime) -> float:
-        """What the detection's changes cost a day at the last day's pace (a property watched for
-        less than six hours counts six, as for a burst)."""
-        spent = sum(requests for at, requests in self._change_costs if at >= now - DAY)
-        watched = min(max((now - self.since).total_seconds(), 6 * 3600.0), DAY.total_seconds())
-        return spent * DAY.total_seconds() / watched
 
     def bursts(self, now: datetime) -> tuple[Burst | None, Burst | None]:
         """The polls' burst and the detection's, as of ``now`` (None: no burst)."""
