@@ -1,5 +1,4 @@
-"""The changes one property's runs saw in the last day, kept for the plan's bursts, and what the
-detection's changes cost in that day (:class:`roomsync.app.daemon.planning.ChangeCosts`).
+"""The changes one property's runs saw in the last day, kept for the plan's bursts.
 
 The learned week (:mod:`roomsync.core.activity`) says at which hours a front desk works; it learns
 over weeks, so a busy hour today raises the plan only for the hour the changes were seen in, and
