@@ -3,8 +3,8 @@ the learned weeks, and the plan made from them after each run.
 
 :mod:`.planning` holds the maths (the plan, the full-sync cadence; :mod:`.price_reads` the
 price-read allowance); this module keeps the state that maths is fed with between runs, and says
-it (the ``schedule:`` and ``price fill:`` log lines, the plan's gauges). It sends no request: the runs' estimates come
-through :mod:`.run_kinds`.
+it (the ``schedule:`` and ``price fill:`` log lines, the plan's gauges). It sends no request: the
+runs' estimates come through :mod:`.run_kinds`.
 """
 
 from __future__ import annotations
