@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from enum import StrEnum
 
+from roomsync.core.sync.desired import spans_of
+
 HOURS_OF_WEEK = 168
 
 
@@ -51,7 +53,7 @@ def edits_in(changed: Iterable[tuple[int, date]]) -> int:
     nights: dict[int, set[date]] = {}
     for room_type_id, night in changed:
         nights.setdefault(room_type_id, set()).add(night)
-    return sum(sum(1 for night in days if night - timedelta(days=1) not in days) for days in nights.values())
+    return sum(len(spans_of(days)) for days in nights.values())
 
 
 def hour_of_week(local: datetime) -> int:

@@ -42,6 +42,7 @@ from roomsync.core.activity import edits_in
 from roomsync.core.api.pms.availability import RoomTypeAvailability, RoomTypeAvailabilityExtended
 from roomsync.core.ports import LocatedClosures, NightSpan
 from roomsync.core.sync.closure_windows import check_windows, judge_window
+from roomsync.core.sync.desired import spans_of
 from roomsync.core.sync.price_detection import Window
 
 ONE_DAY = timedelta(days=1)
@@ -178,23 +179,7 @@ def closure_edits(before: Closures, after: Closures, room_type_ids: Iterable[int
     """The front-desk edits between ``before`` and ``after``: runs of consecutive nights of a room
     type (or of the whole property) that were closed and are open, or the other way round."""
     flipped = [(t, n) for t in room_type_ids for n in before.closed_for(t) ^ after.closed_for(t)]
-    whole = edits_in((PROPERTY_WIDE, n) for n in before.property_closed ^ after.property_closed)
-    return edits_in(flipped) + whole
-
-
-PROPERTY_WIDE = -1
-"""The key of the whole property's closed nights beside the room types' (ids are positive)."""
-
-
-def spans_of(closed: Collection[date]) -> tuple[NightSpan, ...]:
-    """``closed`` as runs of consecutive nights."""
-    runs: list[list[date]] = []
-    for night in sorted(closed):
-        if runs and runs[-1][1] + ONE_DAY == night:
-            runs[-1][1] = night
-        else:
-            runs.append([night, night])
-    return tuple((a, b) for a, b in runs)
+    return edits_in(flipped) + len(spans_of(before.property_closed ^ after.property_closed))
 
 
 async def read_closures(

@@ -312,3 +312,14 @@ def stay_nights(first_night: date, nights: int) -> list[date]:
 def nights_through(first_night: date, last_night: date) -> list[date]:
     """The nights ``first_night..last_night``, both included (none when the last is before the first)."""
     return stay_nights(first_night, (last_night - first_night).days + 1)
+
+
+def spans_of(nights: Collection[date]) -> tuple[tuple[date, date], ...]:
+    """``nights`` as runs of consecutive nights, (first, last) each, both ends included."""
+    runs: list[list[date]] = []
+    for night in sorted(nights):
+        if runs and runs[-1][1] + timedelta(days=1) == night:
+            runs[-1][1] = night
+        else:
+            runs.append([night, night])
+    return tuple((a, b) for a, b in runs)

@@ -13,7 +13,6 @@ from datetime import UTC, date, datetime, timedelta
 from roomsync.adapters.client import ServiceClient
 from roomsync.adapters.store import Store
 from roomsync.app.sync.channel import ListingRun
-from roomsync.app.sync.closures import spans_of
 from roomsync.app.sync.errors import NoMapping, RequestRefused
 from roomsync.app.sync.history_writer import RunStamp
 from roomsync.app.sync.pauses import pause_reason
@@ -25,7 +24,7 @@ from roomsync.app.sync.report import ListingOutcome, SyncReport
 from roomsync.core.catalog.types import Priority
 from roomsync.core.mapping import ListingMapping, Mapping
 from roomsync.core.ports import ListingFacts, ListingKey, ListingState, LocatedClosures
-from roomsync.core.sync.desired import nights_through
+from roomsync.core.sync.desired import nights_through, spans_of
 from roomsync.core.sync.price_detection import DEFAULT_WINDOW_NIGHTS
 from roomsync.metrics import Metrics
 from roomsync.property_context import PropertyContext
