@@ -291,6 +291,13 @@ class Settings(BaseSettings):
         description="The same for closure and price detections: a busy hour's closures and price "
         "edits show within about ten minutes.",
     )
+    busy_hour_share: float = Field(
+        0.14, gt=0, le=1,
+        description="Most of the day's quota that the polls and detections of a burst (above) may "
+        "spend in an hour, the last half hour's runs counted: the property's other applications "
+        "keep theirs in the front desk's busy hour. Aimed a little under 15 %, as a run's cost is "
+        "known only once it ran.",
+    )
     detect_nights: int = Field(
         90, ge=1, le=730,
         description="Nights from today that the frequent closure and price detection checks; the full "

@@ -256,6 +256,21 @@ def test_a_burst_keeps_its_gap_where_the_budget_affords_it() -> None:
     assert tight.interval == pytest.approx(plan(runs=60, burst=Burst(BURST_SECONDS, 0.04)).interval)
 
 
+def test_a_burst_never_gets_more_than_its_most_runs_but_keeps_its_max_gap() -> None:
+    plan = functools.partial(
+        shape_runs, shape=default_shape(), hour=11, seconds_into_hour=900, seconds_to_reset=13 * 3600,
+        runs=300, min_interval=60, max_gap=900,
+    )  # fmt: skip
+    # 11:15, so the burst's half hour straddles 12:00: 10 runs in it are a run every 180 s in both
+    # of its slots, however large its share
+    assert plan(burst=Burst(BURST_SECONDS, 0.5)).interval == pytest.approx(60)
+    held = plan(burst=Burst(BURST_SECONDS, 0.5, gap=90, most_runs=10))
+    assert held.interval == pytest.approx(180)
+    assert held.runs_until_reset == pytest.approx(300)  # the rest goes to the later hours
+    # the burst's most runs never go under its max gap: 1 run in half an hour is still one each 900 s
+    assert plan(burst=Burst(BURST_SECONDS, 0.5, gap=90, most_runs=1)).interval == pytest.approx(900)
+
+
 @given(seconds_into_hour=st.floats(0, 3599.999), burst=st.floats(0, 40 * 3600))
 def test_each_slot_falls_in_its_own_hour(seconds_into_hour: float, burst: float) -> None:
     slots = slot_edges(seconds_into_hour, 30 * 3600, Burst(burst, 0.1))

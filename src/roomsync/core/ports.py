@@ -300,6 +300,14 @@ ABANDONED = "abandoned"
 """The result of a run whose process died before recording its end."""
 
 
+@dataclass(frozen=True)
+class KindSpend:
+    """What the ended runs of one kind spent over some time: how many, and their requests."""
+
+    runs: int
+    requests: int
+
+
 class SyncRunStore(Protocol):
     def start_run(self, property_id: str, kind: str, started_at: datetime) -> int:
         """Record a run that started (alive as of ``started_at``); returns its id."""
@@ -339,6 +347,11 @@ class SyncRunStore(Protocol):
         self, property_id: str, kinds: Collection[str], results: Collection[str]
     ) -> datetime | None:
         """When the latest run of one of ``kinds`` that ended with one of ``results`` started."""
+        ...
+
+    def spent_since(self, property_id: str, since: datetime) -> dict[str, KindSpend]:
+        """Per kind, the runs that started at or after ``since`` and have ended, and the requests
+        they spent (a run in progress has not said yet)."""
         ...
 
 

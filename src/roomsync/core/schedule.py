@@ -190,6 +190,9 @@ class Burst:
     gap: float = math.inf
     """The longest wait between two runs while the burst lasts, where the budget affords it on top
     of every slot's ``max_gap`` (its floor, as ``max_gap`` is everywhere else)."""
+    most_runs: float = math.inf
+    """The most runs the burst's time may have (what an hour's cap on the spend leaves them), its
+    ``max_gap`` kept whatever this says."""
 
 
 BURST_SECONDS = 1800.0
@@ -236,7 +239,7 @@ def shape_runs(
     bound for as many runs instead of 1.16x (``benches/model_run_weights.py``, 20-90 runs). A
     ``burst`` raises the share of the time it covers to its own where the shape's is lower, and
     its runs come at most its ``gap`` apart where the budget affords that beside every ``max_gap``
-    (else as if no burst).
+    (else as if no burst), and never more than its ``most_runs`` (an hour's cap on the spend).
 
     Why a floor and not the share alone: the cube-root weights below spread the day's runs for its
     95th percentile, so half an hour with ten times the rate of the evening gets only 2.2 times
@@ -265,7 +268,7 @@ def shape_runs(
         changes.append((end - start) / 3600.0 * share)
     if sum(changes) <= 0:  # nothing expected before the reset: a change is as likely at any time
         changes = [length for length, _ in slots]
-    floors = [length / max_gap for length, _ in slots]
+    floors = gap_floors = [length / max_gap for length, _ in slots]
     if burst is not None and burst.gap < max_gap:
         tighter = [
             length / max(burst.gap, min_interval) if start < burst.seconds else floor
@@ -277,6 +280,11 @@ def shape_runs(
     if not kept:  # no gap can be kept: the shape alone places the runs
         floors = [0.0] * len(slots)
     caps = [length / min_interval for length, _ in slots]
+    if burst is not None and math.isfinite(burst.most_runs):
+        caps = [
+            min(cap, max(burst.most_runs * length / burst.seconds, floor)) if start < burst.seconds else cap
+            for cap, (length, _), (start, _, _), floor in zip(caps, slots, edges, gap_floors, strict=True)
+        ]
     given = [min(floor, cap) for floor, cap in zip(floors, caps, strict=True)]
     open_slots = {i for i in range(len(slots)) if given[i] < caps[i]}
     extra = runs - sum(given)

@@ -11,7 +11,7 @@ import pytest
 
 from roomsync.adapters.store import NotFound, Store
 from roomsync.core.mapping import ListingKind, parse_mapping
-from roomsync.core.ports import ABANDONED, ListingKey, ListingState
+from roomsync.core.ports import ABANDONED, KindSpend, ListingKey, ListingState
 from roomsync.core.property import PropertyRecord
 
 AT = datetime(2027, 5, 1, 8, 0, tzinfo=UTC)
@@ -172,6 +172,27 @@ def test_sync_runs_start_finish_and_newest_first(
     assert store.sync_runs.recent_runs(other_property_id) == []
     with pytest.raises(NotFound, match="no sync run"):
         store.sync_runs.finish_run(other_property_id, first, AT, "ok")
+
+
+def test_what_the_ended_runs_spent_since_an_instant_is_summed_per_kind(
+    store: Store, property_id: str, other_property_id: str
+) -> None:
+    runs = store.sync_runs
+    spent = [("poll", 0, 2), ("poll", 10, 1), ("detect", 20, 30), ("detect", 30, 12), ("poll", 40, 5)]
+    for kind, minute, requests in spent:
+        run = runs.start_run(property_id, kind, AT + timedelta(minutes=minute))
+        runs.finish_run(
+            property_id, run, AT + timedelta(minutes=minute, seconds=20), "ok", requests_spent=requests
+        )
+    runs.start_run(property_id, "detect", AT + timedelta(minutes=45))  # in progress: not counted yet
+    elsewhere = runs.start_run(other_property_id, "poll", AT + timedelta(minutes=15))
+    runs.finish_run(other_property_id, elsewhere, AT + timedelta(minutes=16), "ok", requests_spent=99)
+
+    assert runs.spent_since(property_id, AT + timedelta(minutes=10)) == {
+        "poll": KindSpend(runs=2, requests=6),
+        "detect": KindSpend(runs=2, requests=42),
+    }
+    assert runs.spent_since(property_id, AT + timedelta(minutes=50)) == {}
 
 
 def test_runs_whose_heartbeat_stopped_are_closed_as_abandoned(

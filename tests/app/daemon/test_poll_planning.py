@@ -15,7 +15,14 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from roomsync.app.daemon.planning import PollPlan, RunCosts, Shapes, full_sync_delay, plan_polling
+from roomsync.app.daemon.planning import (
+    PollPlan,
+    RecentSpend,
+    RunCosts,
+    Shapes,
+    full_sync_delay,
+    plan_polling,
+)
 from roomsync.core.activity import HOURS_OF_WEEK, default_shape
 from roomsync.core.budget import BudgetSnapshot, Reserves
 from roomsync.core.schedule import BURST_SECONDS, Burst
@@ -112,6 +119,70 @@ def test_a_burst_of_bookings_keeps_the_polls_within_its_gap_and_no_more_are_plan
     # 50 that the other 12.5 hours' 15-minute gap needs: the burst only raises the half hour's share
     squeezed = plan(800, (bookings, None))
     assert squeezed.interval > 90 and squeezed.staleness_bound <= 900 + 30
+
+
+def test_a_burst_of_bookings_takes_its_polls_from_the_detections_before_it_loses_its_gap() -> None:
+    def plan(bursts: tuple[Burst | None, Burst | None]) -> PollPlan:
+        return plan_polling(
+            settings(spend_share=0.6, detect_budget_share=0.5),
+            snapshot(1500, 750),
+            Reserves(),
+            resets_at=NOW + DAY,
+            now=NOW + timedelta(hours=11),
+            listings=5,
+            poll_cost=1.0,
+            detect_cost=2.0,
+            shapes=Shapes(default_shape(), default_shape()),
+            bursts=bursts,
+        )
+
+    # 11:00 after a busy morning (750 spent), half of polling's budget for detections: the polls'
+    # half is 65 runs, under the 20 + 50 that the burst's 90 s gap and the other 12.5 hours'
+    # 15-minute gap need. The detections give up the difference (one more run, as a margin), and
+    # keep their own 30-minute gap for the 13 hours (26 runs)
+    week = plan((None, None))
+    burst = plan((Burst(BURST_SECONDS, 24 / 280, gap=90), None))
+    assert week.polls_until_reset == 65
+    assert burst.interval <= 90
+    assert burst.polls_until_reset in (70, 71)
+    assert 26 <= burst.detections_until_reset < week.detections_until_reset
+
+
+def test_a_burst_spends_at_most_the_busy_hours_share_of_the_quota_an_hour() -> None:
+    def plan(busy_hour_share: float, recent: RecentSpend | None) -> PollPlan:
+        return plan_polling(
+            settings(spend_share=0.6, busy_hour_share=busy_hour_share),
+            snapshot(1500, 100),
+            Reserves(),
+            resets_at=NOW + DAY,
+            now=NOW + timedelta(hours=11),
+            listings=5,
+            poll_cost=1.5,
+            detect_cost=3.0,
+            shapes=Shapes(default_shape(), default_shape()),
+            bursts=(Burst(BURST_SECONDS, 24 / 280, gap=90), Burst(BURST_SECONDS, 12 / 280, gap=600)),
+            recent=recent,
+        )
+
+    # a quiet morning (100 spent) leaves the day's budget room for polls every minute and a
+    # detection every 292 s in the burst's half hour; with no cap on an hour, that is what it plans
+    uncapped = plan(1.0, RecentSpend(20, poll_cost=1.5, detect_cost=30.0))
+    assert uncapped.interval == 60 and uncapped.detect_interval < 300
+    # 14 % of 1,500 is 210 an hour: the next half hour may spend 105, less the slower jobs' share
+    # of it (3 full syncs of 4, a reconciliation of 5 and a re-push of 1 in the 13 hours left: 18 x
+    # 1,800 / 46,800). The polls keep their burst gap (20 polls x 1.5, its last half hour's cost),
+    # and the detections, at 30 requests each lately, get what is left: 2.48 in the half hour
+    room = 105 - 18 * 1800 / 46_800
+    capped = plan(0.14, RecentSpend(20, poll_cost=1.5, detect_cost=30.0))
+    assert capped.interval == 90
+    assert capped.detect_interval == pytest.approx(1800 / ((room - 20 * 1.5) / 30))
+    # a last half hour that spent 150 leaves 210 - 150 = 60 of a whole hour's cap: under one
+    # detection's worth beside the polls, and the detections keep only their 30-minute max gap
+    overspent = plan(0.14, RecentSpend(150, poll_cost=1.5, detect_cost=30.0))
+    assert overspent.interval == 90 and overspent.detect_interval == 1800
+    # the day's runs are moved, not dropped: what the cap takes from the half hour goes to later hours
+    runs = {capped.detections_until_reset, overspent.detections_until_reset, uncapped.detections_until_reset}
+    assert len(runs) == 1
 
 
 def test_the_server_reset_not_midnight_sets_the_time_left() -> None:

@@ -11,7 +11,7 @@ from sqlalchemy.engine import Engine
 
 from roomsync.adapters.store._sql import NotFound, read_tx, write_tx
 from roomsync.adapters.store.tables import SYNC_RUN
-from roomsync.core.ports import ABANDONED, SyncRun
+from roomsync.core.ports import ABANDONED, KindSpend, SyncRun
 
 R = SYNC_RUN.c
 
@@ -111,6 +111,15 @@ class SqlSyncRunStore:
             rows = conn.execute(query).all()
         return [_run(row._mapping) for row in rows]
 
+    def spent_since(self, property_id: str, since: datetime) -> dict[str, KindSpend]:
+        query = (
+            sa.select(R.kind, sa.func.count(), sa.func.coalesce(sa.func.sum(R.requests_spent), 0))
+            .where(R.property_id == property_id, R.started_at >= since, R.result.is_not(None))
+            .group_by(R.kind)
+        )
+        with read_tx(self._engine) as conn:
+            rows = conn.execute(query).all()
+        return {str(kind): KindSpend(int(runs), int(requests)) for kind, runs, requests in rows}
 
     def latest_start(
         self, property_id: str, kinds: Collection[str], results: Collection[str]

@@ -13,7 +13,7 @@ import contextlib
 import logging
 import math
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from roomsync.adapters.client.config import reserves_of
 from roomsync.adapters.client.quota import QuotaGate
@@ -23,6 +23,7 @@ from roomsync.app.daemon.jobs import service_failed
 from roomsync.app.daemon.planning import (
     DayCosts,
     PollPlan,
+    RecentSpend,
     RunCosts,
     Shapes,
     full_sync_delay,
@@ -35,6 +36,7 @@ from roomsync.app.daemon_view import PriceFillStatus
 from roomsync.app.sync import NoMapping, SyncReport
 from roomsync.core.activity import ChangeKind
 from roomsync.core.ports import SyncRun
+from roomsync.core.schedule import BURST_SECONDS
 from roomsync.metrics import Metrics
 from roomsync.property_context import PropertyContext
 
@@ -208,10 +210,26 @@ class Planner:
             failures=self.full_sync_failures,
         )
 
+    def _recent_spend(self, now: datetime) -> RecentSpend:
+        """What the runs of the last ``BURST_SECONDS`` spent (for a burst's cap on an hour's spend)."""
+        since = now - timedelta(seconds=BURST_SECONDS)
+        spent = self.store.sync_runs.spent_since(self.property_id, since)
+
+        def average(kind: str) -> float | None:
+            runs = spent.get(kind)
+            return runs.requests / runs.runs if runs is not None and runs.runs else None
+
+        return RecentSpend(
+            sum(runs.requests for runs in spent.values()),
+            poll_cost=average(run_kinds.POLL),
+            detect_cost=average(run_kinds.DETECT),
+        )
+
     def replan(self) -> PollPlan:
         gate = self.gate
         now = self.clock()
         listings = self._listing_count()
+        bursts = self.recent.bursts(now)
         plan = plan_polling(
             self.settings,
             gate.snapshot(),
@@ -225,7 +243,8 @@ class Planner:
             full_sync_every=self.full_sync_interval(),
             reconcile_cost=self.reconcile_cost(listings),
             shapes=self.shapes,
-            bursts=self.recent.bursts(now),
+            bursts=bursts,
+            recent=self._recent_spend(now) if bursts != (None, None) else None,
         )
         self.plan = plan
         finite = math.isfinite(plan.interval)
