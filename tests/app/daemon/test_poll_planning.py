@@ -146,6 +146,22 @@ def test_a_burst_of_bookings_takes_its_polls_from_the_detections_before_it_loses
     assert burst.interval <= 90
     assert burst.polls_until_reset in (70, 71)
     assert 26 <= burst.detections_until_reset < week.detections_until_reset
+    # after 780, the ceiling leaves 100 (50 and 50): the detections' 25 runs cannot keep their
+    # 30-minute gap anyway, and give the polls up to half of theirs, the 21 their burst needs
+    late = plan_polling(
+        settings(spend_share=0.6, detect_budget_share=0.5),
+        snapshot(1500, 780),
+        Reserves(),
+        resets_at=NOW + DAY,
+        now=NOW + timedelta(hours=11),
+        listings=5,
+        poll_cost=1.0,
+        detect_cost=2.0,
+        shapes=Shapes(default_shape(), default_shape()),
+        bursts=(Burst(BURST_SECONDS, 24 / 280, gap=90), None),
+    )
+    assert late.interval <= 90
+    assert late.polls_until_reset in (70, 71) and late.detections_until_reset == 14
 
 
 def test_a_burst_spends_at_most_the_busy_hours_share_of_the_quota_an_hour() -> None:

@@ -386,15 +386,18 @@ def _burst_polls_kept(
 ) -> tuple[float, float]:
     """The polls' and the detections' budgets once the polls get what a burst of bookings ``need``
     (requests): from what the plan left under the day's ceiling (``limit``), then from the
-    detections' budget down to their max-gap ``detect_floor``; never past the ceiling. Without
-    it, late in the busy-hour bench's hour the day's ceiling no longer afforded the polls' burst
-    gap beside the detections' 42 % share, and bookings made after 11:05 waited 161-533 s."""
+    detections' budget down to their max-gap ``detect_floor``, or to half of it where it cannot
+    keep that floor anyway; never past the ceiling. Without it, late in the busy-hour bench's
+    hour the day's ceiling no longer afforded the polls' burst gap beside the detections' 42 %
+    share, and bookings made after 11:05 waited 161-656 s. The detections keep half: a burst
+    that lasted all day would otherwise leave the closures to the full syncs."""
     polls, detections = budgets
     if polls >= need:
         return polls, detections
     lift = need - polls
     from_slack = min(lift, max(limit - polls - detections, 0.0))
-    from_detections = min(lift - from_slack, max(detections - detect_floor, 0.0))
+    kept = min(detect_floor, detections / 2)
+    from_detections = min(lift - from_slack, detections - kept)
     return polls + from_slack + from_detections, detections - from_detections
 
 
