@@ -93,19 +93,34 @@ def test_the_learned_week_puts_the_polls_where_the_changes_are() -> None:
     assert at(9) < at(0) / 1.8
 
 
+def at_eleven(
+    chosen: Settings,
+    used: int,
+    bursts: tuple[Burst | None, Burst | None],
+    *,
+    poll_cost: float = 1.0,
+    detect_cost: float = 1.0,
+    recent: RecentSpend | None = None,
+) -> PollPlan:
+    """The plan at 11:00 on a day of 1,500 requests that resets at midnight, the week at its prior."""
+    return plan_polling(
+        chosen,
+        snapshot(1500, used),
+        Reserves(),
+        resets_at=NOW + DAY,
+        now=NOW + timedelta(hours=11),
+        listings=5,
+        poll_cost=poll_cost,
+        detect_cost=detect_cost,
+        shapes=Shapes(default_shape(), default_shape()),
+        bursts=bursts,
+        recent=recent,
+    )
+
+
 def test_a_burst_of_bookings_keeps_the_polls_within_its_gap_and_no_more_are_planned() -> None:
     def plan(used: int, bursts: tuple[Burst | None, Burst | None]) -> PollPlan:
-        return plan_polling(
-            settings(spend_share=0.6),
-            snapshot(1500, used),
-            Reserves(),
-            resets_at=NOW + DAY,
-            now=NOW + timedelta(hours=11),
-            listings=5,
-            poll_cost=1.0,
-            shapes=Shapes(default_shape(), default_shape()),
-            bursts=bursts,
-        )
+        return at_eleven(settings(spend_share=0.6), used, bursts)
 
     # 11:00 after a busy morning: 700 spent, the ceiling leaves 900 - 700 - 11 (full syncs,
     # reconciliation, re-push) = 189, 132 polls for 13 hours: with the week alone one every 5 min
@@ -122,63 +137,33 @@ def test_a_burst_of_bookings_keeps_the_polls_within_its_gap_and_no_more_are_plan
 
 
 def test_a_burst_of_bookings_takes_its_polls_from_the_detections_before_it_loses_its_gap() -> None:
-    def plan(bursts: tuple[Burst | None, Burst | None]) -> PollPlan:
-        return plan_polling(
-            settings(spend_share=0.6, detect_budget_share=0.5),
-            snapshot(1500, 750),
-            Reserves(),
-            resets_at=NOW + DAY,
-            now=NOW + timedelta(hours=11),
-            listings=5,
-            poll_cost=1.0,
-            detect_cost=2.0,
-            shapes=Shapes(default_shape(), default_shape()),
-            bursts=bursts,
-        )
+    def plan(used: int, bursts: tuple[Burst | None, Burst | None]) -> PollPlan:
+        return at_eleven(settings(spend_share=0.6, detect_budget_share=0.5), used, bursts, detect_cost=2.0)
 
-    # 11:00 after a busy morning (750 spent), half of polling's budget for detections: the polls'
-    # half is 65 runs, under the 20 + 50 that the burst's 90 s gap and the other 12.5 hours'
-    # 15-minute gap need. The detections give up the difference (one more run, as a margin), and
-    # keep their own 30-minute gap for the 13 hours (26 runs)
-    week = plan((None, None))
-    burst = plan((Burst(BURST_SECONDS, 24 / 280, gap=90), None))
+    bookings = Burst(BURST_SECONDS, 24 / 280, gap=90)
+    # 11:00 after a busy morning (750 spent), half of polling's budget for detections: the ceiling
+    # leaves 900 - 750 - 18 (the slower jobs) - 2 (a detection's margin) = 130, and the polls' half
+    # is 65 runs, under the 20 + 50 that the burst's 90 s gap and the other 12.5 hours' 15-minute
+    # gap need. The detections give up the difference (one more run, as a margin), and keep their
+    # own 30-minute gap for the 13 hours (26 runs)
+    week, burst = plan(750, (None, None)), plan(750, (bookings, None))
     assert week.polls_until_reset == 65
     assert burst.interval <= 90
     assert burst.polls_until_reset in (70, 71)
     assert 26 <= burst.detections_until_reset < week.detections_until_reset
     # after 780, the ceiling leaves 100 (50 and 50): the detections' 25 runs cannot keep their
     # 30-minute gap anyway, and give the polls up to half of theirs, the 21 their burst needs
-    late = plan_polling(
-        settings(spend_share=0.6, detect_budget_share=0.5),
-        snapshot(1500, 780),
-        Reserves(),
-        resets_at=NOW + DAY,
-        now=NOW + timedelta(hours=11),
-        listings=5,
-        poll_cost=1.0,
-        detect_cost=2.0,
-        shapes=Shapes(default_shape(), default_shape()),
-        bursts=(Burst(BURST_SECONDS, 24 / 280, gap=90), None),
-    )
+    late = plan(780, (bookings, None))
     assert late.interval <= 90
     assert late.polls_until_reset in (70, 71) and late.detections_until_reset == 14
 
 
 def test_a_burst_spends_at_most_the_busy_hours_share_of_the_quota_an_hour() -> None:
+    both = (Burst(BURST_SECONDS, 24 / 280, gap=90), Burst(BURST_SECONDS, 12 / 280, gap=600))
+
     def plan(busy_hour_share: float, recent: RecentSpend | None) -> PollPlan:
-        return plan_polling(
-            settings(spend_share=0.6, busy_hour_share=busy_hour_share),
-            snapshot(1500, 100),
-            Reserves(),
-            resets_at=NOW + DAY,
-            now=NOW + timedelta(hours=11),
-            listings=5,
-            poll_cost=1.5,
-            detect_cost=3.0,
-            shapes=Shapes(default_shape(), default_shape()),
-            bursts=(Burst(BURST_SECONDS, 24 / 280, gap=90), Burst(BURST_SECONDS, 12 / 280, gap=600)),
-            recent=recent,
-        )
+        chosen = settings(spend_share=0.6, busy_hour_share=busy_hour_share)
+        return at_eleven(chosen, 100, both, poll_cost=1.5, detect_cost=3.0, recent=recent)
 
     # a quiet morning (100 spent) leaves the day's budget room for polls every minute and a
     # detection every 292 s in the burst's half hour; with no cap on an hour, that is what it plans
