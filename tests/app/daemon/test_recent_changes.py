@@ -48,22 +48,3 @@ def test_a_run_counts_once_however_many_listings_its_change_wrote() -> None:
     recent.heard(START + timedelta(minutes=5), {ChangeKind.AVAILABILITY: 1})
     polls, _ = recent.bursts(START + timedelta(minutes=6))
     assert polls is not None
-
-
-def test_a_rare_detections_edits_make_a_burst_only_while_the_polls_see_one() -> None:
-    recent = RecentChanges(START)
-    ten = START + timedelta(hours=11)
-    recent.heard(START + timedelta(hours=9), {ChangeKind.CLOSURES: 2, ChangeKind.PRICES: 2})
-    # one detection, the first in two hours, finds 4 closure and 6 price edits
-    recent.heard(ten + timedelta(minutes=20), {ChangeKind.CLOSURES: 4, ChangeKind.PRICES: 6})
-    assert recent.bursts(ten + timedelta(minutes=21)) == (None, None)  # made when, it cannot say
-    for minutes in (5, 12, 21):
-        recent.heard(ten + timedelta(minutes=minutes), {ChangeKind.AVAILABILITY: 1})
-    polls, detection = recent.bursts(ten + timedelta(minutes=22))
-    assert polls is not None
-    # the desk is busy now: the 10 edits are the half hour's, against the last day's 14
-    watched = 11 * 3600 + 22 * 60
-    assert detection is not None
-    assert detection.share_per_hour == 20 / (14 / watched * 7 * 86_400)
-    # once the polls' burst is over (their three runs older than half an hour), so is the detection's
-    assert recent.bursts(ten + timedelta(minutes=36)) == (None, None)
