@@ -15,9 +15,9 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
+from roomsync.app.daemon.burst_budget import RecentSpend
 from roomsync.app.daemon.planning import (
     PollPlan,
-    RecentSpend,
     RunCosts,
     Shapes,
     full_sync_delay,

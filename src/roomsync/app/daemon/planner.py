@@ -19,11 +19,11 @@ from roomsync.adapters.client.config import reserves_of
 from roomsync.adapters.client.quota import QuotaGate
 from roomsync.adapters.store import Store
 from roomsync.app.daemon import run_kinds
+from roomsync.app.daemon.burst_budget import RecentSpend
 from roomsync.app.daemon.jobs import service_failed
 from roomsync.app.daemon.planning import (
     DayCosts,
     PollPlan,
-    RecentSpend,
     RunCosts,
     Shapes,
     full_sync_delay,

@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+from roomsync.app.daemon.burst_budget import BurstRoom, RecentSpend, polls_kept_for
 from roomsync.core.activity import default_shape, hour_of_week
 from roomsync.core.budget import BudgetSnapshot, Reserves
 from roomsync.core.catalog.types import Priority
@@ -107,16 +108,6 @@ class RunCosts:
     def detect_cost(self) -> float:
         extra = (0.5 * self.PRIOR_RUNS + self.detection_extra) / (self.PRIOR_RUNS + self.detections)
         return self.check_windows + extra
-
-
-@dataclass(frozen=True)
-class RecentSpend:
-    """What the property's runs spent in the last ``BURST_SECONDS`` (those that ended), and what a
-    poll and a detection cost in it on average (None: none ended in it), for an hour's cap."""
-
-    requests: int = 0
-    poll_cost: float | None = None
-    detect_cost: float | None = None
 
 
 @dataclass(frozen=True)
@@ -248,9 +239,9 @@ def plan_polling(
     ``spend_share`` of the day leaves after roomsync's own requests so far and those jobs (the
     day's ceiling, which the pushes and fills of a busy day would otherwise break). Whatever
     those say, the polls keep the runs their max gap needs while the quota affords them, and the
-    detections theirs while the ceiling does (:func:`_gaps_kept`). A burst's runs are held to
-    ``busy_hour_share`` of the quota an hour (:func:`_burst_room`), ``recent`` saying what the
-    last half hour's runs spent."""
+    detections theirs while the ceiling does (:func:`_gaps_kept`). In a burst the polls keep its
+    gap first, and its runs are held to ``busy_hour_share`` of the quota an hour, ``recent``
+    saying what the last half hour's runs spent (:mod:`.burst_budget`)."""
     quota = snapshot.quota
     seconds_to_reset = max((resets_at - now).total_seconds(), 1.0)
     guest_reserve = reserves.count(Priority.AVAILABILITY, quota)
@@ -290,19 +281,26 @@ def plan_polling(
         budget = poll_budget + detect_budget
     poll_burst = _with_gap(bursts[0], settings.burst_poll_gap_seconds)
     detect_burst = _with_gap(bursts[1], settings.burst_detect_gap_seconds)
+    room = BurstRoom.of(
+        settings,
+        quota,
+        recent,
+        other_jobs=other * BURST_SECONDS / seconds_to_reset,
+        poll_cost=poll_cost,
+        detect_cost=detect_cost,
+    )
     if poll_burst is not None:
-        need = _burst_polls_need(poll_burst, seconds_to_reset, poll_gap) * max(poll_cost, 1.0)
-        budgets = (poll_budget, detect_budget)
-        poll_budget, detect_budget = _burst_polls_kept(budgets, need, detect_floor, limit)
+        poll_budget, detect_budget = polls_kept_for(
+            poll_burst,
+            (poll_budget, detect_budget),
+            seconds_to_reset=seconds_to_reset,
+            poll_gap=poll_gap,
+            poll_cost=poll_cost,
+            detect_floor=detect_floor,
+            limit=limit,
+        )
         budget = poll_budget + detect_budget
-    spent = recent or RecentSpend()
-    burst_poll_cost = max(spent.poll_cost or poll_cost, 1.0)
-    burst_detect_cost = max(spent.detect_cost or detect_cost, 1.0)
-    room = _burst_room(settings, quota, spent, other * BURST_SECONDS / seconds_to_reset)
-    if poll_burst is not None:  # the polls first, never under their burst gap
-        detections_want = detect_burst.seconds / detect_burst.gap * burst_detect_cost if detect_burst else 0.0
-        most = max((room - detections_want) / burst_poll_cost, poll_burst.seconds / poll_burst.gap)
-        poll_burst = replace(poll_burst, most_runs=most)
+        poll_burst = room.held_polls(poll_burst, detect_burst)
     poll = shape_runs(
         shape=chosen.availability,
         hour=hour,
@@ -313,9 +311,8 @@ def plan_polling(
         max_gap=poll_gap,
         burst=poll_burst,
     )
-    if detect_burst is not None:  # the detections get what the polls leave of the burst's room
-        polls_spend = min(BURST_SECONDS, seconds_to_reset) / poll.interval * burst_poll_cost
-        detect_burst = replace(detect_burst, most_runs=max(room - polls_spend, 0.0) / burst_detect_cost)
+    if detect_burst is not None:
+        detect_burst = room.held_detections(detect_burst, poll.interval, seconds_to_reset)
     detect = shape_runs(
         shape=chosen.detection,
         hour=hour,
@@ -372,44 +369,6 @@ def _gaps_kept(
     if detections < detect_floor:
         detections += min(detect_floor - detections, slack)
     return polls, detections
-
-
-def _burst_polls_need(burst: Burst, seconds_to_reset: float, poll_gap: float) -> float:
-    """The polls a burst's gap needs until the reset, the rest of the day at its max gap (one run
-    more: :func:`roomsync.core.schedule.shape_runs` keeps the burst's gap only below its budget)."""
-    in_burst = min(burst.seconds, seconds_to_reset)
-    return in_burst / burst.gap + (seconds_to_reset - in_burst) / poll_gap + 1
-
-
-def _burst_polls_kept(
-    budgets: tuple[float, float], need: float, detect_floor: float, limit: float
-) -> tuple[float, float]:
-    """The polls' and the detections' budgets once the polls get what a burst of bookings ``need``
-    (requests): from what the plan left under the day's ceiling (``limit``), then from the
-    detections' budget down to their max-gap ``detect_floor``, or to half of it where it cannot
-    keep that floor anyway; never past the ceiling. Without it, late in the busy-hour bench's
-    hour the day's ceiling no longer afforded the polls' burst gap beside the detections' 42 %
-    share, and bookings made after 11:05 waited 161-656 s. The detections keep half: a burst
-    that lasted all day would otherwise leave the closures to the full syncs."""
-    polls, detections = budgets
-    if polls >= need:
-        return polls, detections
-    lift = need - polls
-    from_slack = min(lift, max(limit - polls - detections, 0.0))
-    kept = min(detect_floor, detections / 2)
-    from_detections = min(lift - from_slack, detections - kept)
-    return polls + from_slack + from_detections, detections - from_detections
-
-
-def _burst_room(settings: Settings, quota: int, spent: RecentSpend, other_jobs: float) -> float:
-    """The requests the polls and detections of a burst may spend in the next ``BURST_SECONDS``:
-    half of ``busy_hour_share`` of the quota, and no more than the last half hour's runs left of a
-    whole hour's, so no hour that ends within the next half passes it; less ``other_jobs`` (the
-    slower jobs' requests due in that time, pro rata). Without it the busy-hour bench's burst
-    gaps, at 30 requests a detection, spent 16.0 % of the quota in an hour against 15 %."""
-    hour_cap = settings.busy_hour_share * quota
-    half = hour_cap * BURST_SECONDS / 3600.0
-    return max(min(half, hour_cap - spent.requests) - other_jobs, 0.0)
 
 
 def _with_gap(burst: Burst | None, gap: float) -> Burst | None:
