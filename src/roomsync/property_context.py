@@ -47,6 +47,7 @@ PROPERTY_SETTINGS: frozenset[str] = frozenset(
         "availability_max_gap_seconds",
         "detect_max_gap_seconds",
         "full_sync_budget_share",
+        "reconcile_budget_share",
         "max_dates_per_request",
         "webhook_require_signature",
         "webhook_token_header",

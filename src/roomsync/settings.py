@@ -319,6 +319,11 @@ class Settings(BaseSettings):
         description="Most of a day's quota the daemon's full syncs may spend: on a small quota they "
         "run less often than price_check_interval_seconds, sized by what the last one cost.",
     )
+    reconcile_budget_share: float = Field(
+        0.05, gt=0, le=1,
+        description="Most of a day's quota the reconciliations may spend: on a small quota they run less "
+        "often than reconcile_interval_seconds, sized by what the last one cost.",
+    )
     full_sync_retry_seconds: float = Field(
         300.0, gt=0,
         description="After a full sync that failed or stopped short, the next is tried this much "

@@ -16,8 +16,11 @@ from roomsync.core.schedule import (
     DEFAULT_MIX,
     Burst,
     Cadence,
+    JobCosts,
+    NextDue,
     burst_of,
     detection_share,
+    other_jobs_cost,
     plan_schedule,
     shape_runs,
     slot_edges,
@@ -286,3 +289,16 @@ def test_each_slot_falls_in_its_own_hour(seconds_into_hour: float, burst: float)
     assert hours[0] == 0 and hours[-1] in (29, 30)
     assert all(b - a in (0, 1) for a, b in itertools.pairwise(hours))
     assert len(hours) - len(set(hours)) <= 1
+
+
+def test_the_slower_jobs_count_the_runs_due_before_the_reset() -> None:
+    costs = JobCosts(price_detection=10, reconciliation_per_listing=2, connected_repush=1)
+    cadence = Cadence(price_detection=6 * 3600, reconciliation=DAY, connected_repush=DAY)
+    # not known when they are due: each counted at once and every interval (ceil(20 h / 6 h) = 4)
+    assert other_jobs_cost(20 * 3600, 3, costs, cadence) == 4 * 10 + 6 + 1
+    # a full sync due in 3 h runs at 3, 9 and 15 h: 3 before a reset 20 h away; the reconciliation
+    # and the re-push due after it cost nothing today
+    due = NextDue(price_detection=3 * 3600, reconciliation=21 * 3600, connected_repush=5 * DAY)
+    assert other_jobs_cost(20 * 3600, 3, costs, cadence, due) == 3 * 10
+    # one due at the reset itself runs in the next day
+    assert other_jobs_cost(20 * 3600, 3, costs, cadence, NextDue(20 * 3600, 20 * 3600, 20 * 3600)) == 0

@@ -50,6 +50,16 @@ class Cadence:
 
 
 @dataclass(frozen=True)
+class NextDue:
+    """Seconds until the next run of each slower job; None where it is not known (counted as due
+    at once, and again every interval)."""
+
+    price_detection: float | None = None
+    reconciliation: float | None = None
+    connected_repush: float | None = None
+
+
+@dataclass(frozen=True)
 class SchedulePlan:
     poll_interval: float
     """Seconds until the next availability poll; ``math.inf`` when no budget is left for polling."""
@@ -62,16 +72,23 @@ class SchedulePlan:
     explanation: str
 
 
-def other_jobs_cost(seconds_to_reset: float, listings: int, costs: JobCosts, cadence: Cadence) -> int:
-    """Requests the slower jobs (full syncs, reconciliation, re-push) need until the reset."""
+def other_jobs_cost(
+    seconds_to_reset: float, listings: int, costs: JobCosts, cadence: Cadence, due: NextDue = NextDue()
+) -> int:
+    """Requests the slower jobs (full syncs, reconciliation, re-push) need until the reset: the
+    runs ``due`` falls before it (a job due after the reset costs nothing today: a reconciliation
+    every few days on a free licence is not held back from every day's polls)."""
+    until = max(seconds_to_reset, 1.0)
 
-    def runs(every: float) -> int:
-        return math.ceil(max(seconds_to_reset, 1.0) / every)
+    def runs(every: float, first: float | None) -> int:
+        if first is None:
+            return math.ceil(until / every)
+        return 0 if first >= until else 1 + math.floor((until - first) / every)
 
     return (
-        runs(cadence.price_detection) * costs.price_detection
-        + runs(cadence.reconciliation) * costs.reconciliation_per_listing * listings
-        + runs(cadence.connected_repush) * costs.connected_repush
+        runs(cadence.price_detection, due.price_detection) * costs.price_detection
+        + runs(cadence.reconciliation, due.reconciliation) * costs.reconciliation_per_listing * listings
+        + runs(cadence.connected_repush, due.connected_repush) * costs.connected_repush
     )
 
 

@@ -17,15 +17,17 @@ import pytest
 
 from roomsync.app.daemon.burst_budget import RecentSpend
 from roomsync.app.daemon.planning import (
+    DayCosts,
     PollPlan,
     RunCosts,
     Shapes,
     full_sync_delay,
     plan_polling,
+    reconcile_delay,
 )
 from roomsync.core.activity import HOURS_OF_WEEK, default_shape
 from roomsync.core.budget import BudgetSnapshot, Reserves
-from roomsync.core.schedule import BURST_SECONDS, Burst
+from roomsync.core.schedule import BURST_SECONDS, Burst, NextDue
 from roomsync.settings import Settings
 
 NOW = datetime(2027, 3, 1, 0, 0, tzinfo=UTC)  # a Monday, midnight
@@ -49,8 +51,7 @@ def test_a_quiet_paid_day_splits_the_share_between_polls_and_detections() -> Non
         Reserves(),
         resets_at=NOW + DAY,
         now=NOW,
-        listings=5,
-        poll_cost=1.0,
+        costs=DayCosts(5, poll_cost=1.0),
         shapes=FLAT,
     )
     # 50 % of 1,500 = 750 for polling: 30 % (225) detects closures and prices, 525 polls availability.
@@ -73,8 +74,7 @@ def test_the_learned_week_puts_the_polls_where_the_changes_are() -> None:
             Reserves(),
             resets_at=NOW + DAY,
             now=NOW + timedelta(hours=hour),
-            listings=5,
-            poll_cost=1.0,
+            costs=DayCosts(5, poll_cost=1.0),
             shapes=Shapes(default_shape(), default_shape()),
         ).interval
 
@@ -109,9 +109,7 @@ def at_eleven(
         Reserves(),
         resets_at=NOW + DAY,
         now=NOW + timedelta(hours=11),
-        listings=5,
-        poll_cost=poll_cost,
-        detect_cost=detect_cost,
+        costs=DayCosts(5, poll_cost=poll_cost, detect_cost=detect_cost),
         shapes=Shapes(default_shape(), default_shape()),
         bursts=bursts,
         recent=recent,
@@ -195,8 +193,7 @@ def test_the_server_reset_not_midnight_sets_the_time_left() -> None:
         Reserves(),
         resets_at=NOW + timedelta(hours=1),
         now=NOW,
-        listings=5,
-        poll_cost=1.0,
+        costs=DayCosts(5, poll_cost=1.0),
         shapes=FLAT,
     )
     assert plan.seconds_to_reset == 3600
@@ -212,8 +209,7 @@ def test_a_free_licence_spreads_what_it_has_and_says_how_stale_it_can_get() -> N
         Reserves(),
         resets_at=NOW + DAY,
         now=NOW,
-        listings=5,
-        poll_cost=1.5,
+        costs=DayCosts(5, poll_cost=1.5),
         shapes=FLAT,
     )
     # The pace (50 % of 100 = 50) would give 35 for polls at 1.5 requests each and 15 for
@@ -238,9 +234,7 @@ def test_a_costly_detection_runs_less_often() -> None:
             Reserves(),
             resets_at=NOW + DAY,
             now=NOW,
-            listings=5,
-            poll_cost=1.0,
-            detect_cost=cost,
+            costs=DayCosts(5, poll_cost=1.0, detect_cost=cost),
             shapes=FLAT,
         )
         for cost in (1.0, 3.0)
@@ -258,8 +252,7 @@ def test_a_spent_day_plans_no_poll_until_the_reset() -> None:
         Reserves(),
         resets_at=NOW + timedelta(hours=5),
         now=NOW,
-        listings=5,
-        poll_cost=1.5,
+        costs=DayCosts(5, poll_cost=1.5),
     )
     assert math.isinf(plan.interval) and math.isinf(plan.staleness_bound)
     assert math.isinf(plan.detect_interval)
@@ -274,8 +267,7 @@ def test_polling_never_runs_faster_than_the_minimum() -> None:
         Reserves(),
         resets_at=NOW + DAY,
         now=NOW,
-        listings=5,
-        poll_cost=1.0,
+        costs=DayCosts(5, poll_cost=1.0),
     )
     assert plan.interval == 90
     assert plan.detect_interval == 300
@@ -292,8 +284,7 @@ def test_the_local_time_zone_decides_which_hours_are_busy() -> None:
             Reserves(),
             resets_at=NOW + DAY,
             now=at_six,
-            listings=5,
-            poll_cost=1.0,
+            costs=DayCosts(5, poll_cost=1.0),
             shapes=Shapes(default_shape(), default_shape()),
         ).interval
 
@@ -321,10 +312,7 @@ def test_a_costly_full_sync_leaves_less_for_polling() -> None:
             Reserves(),
             resets_at=NOW + DAY,
             now=NOW,
-            listings=5,
-            poll_cost=1.0,
-            full_sync_cost=cost,
-            full_sync_every=every,
+            costs=DayCosts(5, poll_cost=1.0, full_sync_cost=cost, full_sync_every=every),
             shapes=FLAT,
         ).polls_until_reset
 
@@ -345,6 +333,35 @@ def test_a_failed_full_sync_is_tried_again_soon_and_a_costly_one_runs_less_often
     assert full_sync_delay(every, quota=100, last_cost=25, failures=0) == pytest.approx(86_400 * 2.5)
 
 
+def test_a_costly_reconciliation_runs_less_often_on_a_small_quota() -> None:
+    every = settings()  # reconcile_interval_seconds a day, reconcile_budget_share 5 %
+    assert reconcile_delay(every, quota=1500, last_cost=35) == 86_400  # 35 < 75 a day
+    # a free licence: 5 % of 100 a day affords the demo's reconciliation of 24 every 4.8 days
+    assert reconcile_delay(every, quota=100, last_cost=24) == pytest.approx(86_400 * 4.8)
+
+
+def test_a_reconciliation_due_after_the_reset_is_not_kept_out_of_todays_polling() -> None:
+    def polls(reconcile_in: float | None) -> int:
+        day = DAY.total_seconds()
+        due = NextDue(price_detection=day, reconciliation=reconcile_in, connected_repush=day)
+        return plan_polling(
+            settings(poll_budget_share=1.0),
+            snapshot(100, 0),
+            Reserves(),
+            resets_at=NOW + DAY,
+            now=NOW,
+            costs=DayCosts(4, poll_cost=1.0, reconcile_cost=24, reconcile_every=4.8 * day, next_due=due),
+            shapes=FLAT,
+        ).polls_until_reset
+
+    # 100 - 5 for guests; no full sync or re-push before the reset (both due at it). A
+    # reconciliation of 24 due in 3 days leaves all 95 to polling, 70 % of it polls; one due in an
+    # hour leaves 71; an unknown one (no schedule yet) is counted as due today
+    assert polls(3 * 86_400.0) == int(95 * 0.7)
+    assert polls(3600.0) == int(71 * 0.7)
+    assert polls(None) == polls(3600.0)
+
+
 def test_a_day_that_spent_much_polls_only_what_the_spend_share_leaves() -> None:
     def polling(used: int, **values: object) -> tuple[int, int]:
         plan = plan_polling(
@@ -353,8 +370,7 @@ def test_a_day_that_spent_much_polls_only_what_the_spend_share_leaves() -> None:
             Reserves(),
             resets_at=NOW + DAY,
             now=NOW + timedelta(hours=12),
-            listings=5,
-            poll_cost=1.0,
+            costs=DayCosts(5, poll_cost=1.0),
             shapes=FLAT,
         )
         return plan.polls_until_reset, plan.detections_until_reset
@@ -384,10 +400,8 @@ def test_a_measured_reconciliation_cost_is_kept_out_of_polling() -> None:
             Reserves(),
             resets_at=NOW + DAY,
             now=NOW,
-            listings=4,
-            poll_cost=1.0,
+            costs=DayCosts(4, poll_cost=1.0, reconcile_cost=reconcile_cost),
             shapes=FLAT,
-            reconcile_cost=reconcile_cost,
         ).polls_until_reset
 
     # one reconciliation left today: 4 reads (one per listing) before the first, 52 once one cost 52;
@@ -403,8 +417,7 @@ def test_the_changes_seen_lately_move_the_split_between_polls_and_detections() -
             Reserves(),
             resets_at=NOW + DAY,
             now=NOW,
-            listings=5,
-            poll_cost=1.0,
+            costs=DayCosts(5, poll_cost=1.0),
             shapes=Shapes(EVEN, EVEN, seen=seen),
         )
         return made.polls_until_reset, made.detections_until_reset, made.detect_share
@@ -426,10 +439,7 @@ def test_a_costly_detection_keeps_its_max_gap_only_under_the_ceiling() -> None:
             Reserves(),
             resets_at=NOW + DAY,
             now=NOW + timedelta(hours=hours),
-            listings=5,
-            poll_cost=1.0,
-            detect_cost=detect_cost,
-            full_sync_cost=20,
+            costs=DayCosts(5, poll_cost=1.0, detect_cost=detect_cost, full_sync_cost=20),
             shapes=FLAT,
         )
 

@@ -38,7 +38,7 @@ from roomsync.adapters.client import RetryPolicy, ServiceClient
 from roomsync.adapters.client.config import reserves_of
 from roomsync.adapters.store import Store, open_store, upgrade_to_head
 from roomsync.app.daemon.jobs import service_failed
-from roomsync.app.daemon.planning import RunCosts, full_sync_delay, plan_polling
+from roomsync.app.daemon.planning import DayCosts, RunCosts, full_sync_delay, plan_polling
 from roomsync.app.sync import SyncReport
 from roomsync.app.sync.runs.detect import detect_changes
 from roomsync.app.sync.runs.estimates import detection_windows
@@ -222,9 +222,7 @@ async def daemon_hour(store: Store, sync: PropertySync) -> list[str]:
             reserves_of(settings),
             resets_at=gate.resets_at(),
             now=NOW + timedelta(seconds=at),
-            listings=listings,
-            poll_cost=costs.poll_cost,
-            detect_cost=costs.detect_cost,
+            costs=DayCosts(listings, poll_cost=costs.poll_cost, detect_cost=costs.detect_cost),
         )
         return made.interval, made.detect_interval
 

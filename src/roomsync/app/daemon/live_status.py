@@ -56,7 +56,7 @@ def job_statuses(
         run_kinds.POLL: plan.interval if plan and math.isfinite(plan.interval) else None,
         run_kinds.DETECT: (plan.detect_interval if plan and math.isfinite(plan.detect_interval) else None),
         run_kinds.PRICES: planner.full_sync_interval(),
-        run_kinds.RECONCILE: settings.reconcile_interval_seconds,
+        run_kinds.RECONCILE: planner.reconcile_interval(),
         run_kinds.REPUSH: settings.repush_interval_seconds,
     }
     statuses = []

@@ -13,6 +13,7 @@ import contextlib
 import logging
 import math
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from roomsync.adapters.client.config import reserves_of
@@ -28,6 +29,7 @@ from roomsync.app.daemon.planning import (
     Shapes,
     full_sync_delay,
     plan_polling,
+    reconcile_delay,
 )
 from roomsync.app.daemon.price_fill import UnreadPrices, fill_status
 from roomsync.app.daemon.price_reads import fill_reads_per_day, least_price_reads, price_read_allowance
@@ -36,7 +38,7 @@ from roomsync.app.daemon_view import PriceFillStatus
 from roomsync.app.sync import NoMapping, SyncReport
 from roomsync.core.activity import ChangeKind
 from roomsync.core.ports import SyncRun
-from roomsync.core.schedule import BURST_SECONDS
+from roomsync.core.schedule import BURST_SECONDS, NextDue
 from roomsync.metrics import Metrics
 from roomsync.property_context import PropertyContext
 
@@ -58,6 +60,7 @@ class Planner:
         clock: Callable[[], datetime],
         log: Log,
         gate: Callable[[], QuotaGate | None],
+        due_in: Callable[[str], float | None] = lambda kind: None,
     ) -> None:
         self.context = context
         self.settings = context.settings
@@ -68,6 +71,8 @@ class Planner:
         self.log = log
         self._gate = gate
         """The quota gate the property's clients share (None before the daemon opens them)."""
+        self._due_in = due_in
+        """Seconds of server time until a scheduled kind's next run (None when none is pending)."""
         self.reserves = reserves_of(self.settings)
         self.plan: PollPlan | None = None
         self.full_sync_failures = 0
@@ -173,13 +178,20 @@ class Planner:
     def _day_costs(self) -> DayCosts:
         """What each kind of run costs, a full sync at its warm cost (no price fill)."""
         listings = self._listing_count()
+        reconcile = self.reconcile_cost(listings)
         return DayCosts(
             listings=listings,
             poll_cost=self.costs.poll_cost,
             detect_cost=self.costs.detect_cost,
             full_sync_cost=self._warm_cost,
             full_sync_every=self.full_sync_interval(),
-            reconcile_cost=self.reconcile_cost(listings),
+            reconcile_cost=reconcile,
+            reconcile_every=reconcile_delay(self.settings, quota=self.gate.quota, last_cost=reconcile),
+            next_due=NextDue(
+                price_detection=self._due_in(run_kinds.PRICES),
+                reconciliation=self._due_in(run_kinds.RECONCILE),
+                connected_repush=self._due_in(run_kinds.REPUSH),
+            ),
         )
 
     def price_read_cap(self) -> int:
@@ -210,6 +222,11 @@ class Planner:
             failures=self.full_sync_failures,
         )
 
+    def reconcile_interval(self) -> float:
+        """Seconds until the next reconciliation (:func:`.planning.reconcile_delay`)."""
+        cost = self.reconcile_cost(self._listing_count())
+        return reconcile_delay(self.settings, quota=self.gate.quota, last_cost=cost)
+
     def _recent_spend(self, now: datetime) -> RecentSpend:
         """What the runs of the last ``BURST_SECONDS`` spent (for a burst's cap on an hour's spend)."""
         since = now - timedelta(seconds=BURST_SECONDS)
@@ -228,7 +245,6 @@ class Planner:
     def replan(self) -> PollPlan:
         gate = self.gate
         now = self.clock()
-        listings = self._listing_count()
         bursts = self.recent.bursts(now)
         plan = plan_polling(
             self.settings,
@@ -236,12 +252,8 @@ class Planner:
             self.reserves,
             resets_at=gate.resets_at(),
             now=now,
-            listings=listings,
-            poll_cost=self.costs.poll_cost,
-            detect_cost=self.costs.detect_cost,
-            full_sync_cost=self.costs.full_sync,
-            full_sync_every=self.full_sync_interval(),
-            reconcile_cost=self.reconcile_cost(listings),
+            # the next full sync at what it costs with its price fill
+            costs=replace(self._day_costs(), full_sync_cost=self.costs.full_sync),
             shapes=self.shapes,
             bursts=bursts,
             recent=self._recent_spend(now) if bursts != (None, None) else None,

@@ -19,7 +19,7 @@ gets a plan, and the plan says how stale the channel can get.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -33,6 +33,7 @@ from roomsync.core.schedule import (
     Cadence,
     JobCosts,
     KindPlan,
+    NextDue,
     detection_share,
     other_jobs_cost,
     shape_runs,
@@ -153,11 +154,27 @@ def full_sync_delay(settings: Settings, *, quota: int, last_cost: int, failures:
     ``full_sync_retry_seconds``, doubled for each further failure, never later than the regular
     interval. (A listing never synced is written only by a full sync, so a failed one must not
     leave it for hours; what a failed one read is kept, so each try goes further.)"""
-    affordable = DAY_SECONDS * last_cost / (max(quota, 1) * settings.full_sync_budget_share)
-    regular = max(settings.price_check_interval_seconds, affordable)
+    regular = _affordable_every(
+        settings.price_check_interval_seconds, last_cost, quota, settings.full_sync_budget_share
+    )
     if failures <= 0:
         return regular
     return min(regular, settings.full_sync_retry_seconds * 2 ** (failures - 1))
+
+
+def reconcile_delay(settings: Settings, *, quota: int, last_cost: int) -> float:
+    """Seconds until the next reconciliation: ``reconcile_interval_seconds``, or longer when the
+    last one cost more than ``reconcile_budget_share`` of the day's quota affords at that rate. A
+    daily reconciliation of the demo hotel (24 requests) took a quarter of a free licence's day and
+    halved its polls (the week bench, 2026-11-28)."""
+    return _affordable_every(
+        settings.reconcile_interval_seconds, last_cost, quota, settings.reconcile_budget_share
+    )
+
+
+def _affordable_every(interval: float, cost: int, quota: int, share: float) -> float:
+    """``interval``, or the seconds between runs of ``cost`` that spend ``share`` of a day's ``quota``."""
+    return max(interval, DAY_SECONDS * cost / (max(quota, 1) * share))
 
 
 @dataclass(frozen=True)
@@ -172,6 +189,10 @@ class DayCosts:
     """Seconds between full syncs (the settings' cadence when None)."""
     reconcile_cost: int | None = None
     """One read per listing when None."""
+    reconcile_every: float | None = None
+    """Seconds between reconciliations (the settings' cadence when None)."""
+    next_due: NextDue = field(default_factory=NextDue)
+    """When the slower jobs run next, as the daemon's schedule has them."""
 
 
 def other_jobs_until(settings: Settings, seconds_to_reset: float, costs: DayCosts) -> int:
@@ -179,11 +200,13 @@ def other_jobs_until(settings: Settings, seconds_to_reset: float, costs: DayCost
     cadence = cadence_of(settings)
     if costs.full_sync_every is not None:
         cadence = replace(cadence, price_detection=costs.full_sync_every)
+    if costs.reconcile_every is not None:
+        cadence = replace(cadence, reconciliation=costs.reconcile_every)
     jobs = replace(POLL_COSTS, price_detection=costs.full_sync_cost)
     if costs.reconcile_cost is not None:
         per_listing = math.ceil(costs.reconcile_cost / max(costs.listings, 1))
         jobs = replace(jobs, reconciliation_per_listing=per_listing)
-    return other_jobs_cost(seconds_to_reset, costs.listings, jobs, cadence)
+    return other_jobs_cost(seconds_to_reset, costs.listings, jobs, cadence, costs.next_due)
 
 
 def _poll_gap(settings: Settings) -> float:
@@ -214,24 +237,16 @@ def plan_polling(
     *,
     resets_at: datetime,
     now: datetime,
-    listings: int,
-    poll_cost: float = 1.5,
-    detect_cost: float = 1.0,
+    costs: DayCosts,
     shapes: Shapes | None = None,
-    full_sync_cost: int = POLL_COSTS.price_detection,
-    full_sync_every: float | None = None,
-    reconcile_cost: int | None = None,
     bursts: tuple[Burst | None, Burst | None] = (None, None),
     recent: RecentSpend | None = None,
 ) -> PollPlan:
     """The plan of both detections for a budget ``snapshot`` and the server's reset instant;
-    ``poll_cost`` and ``detect_cost``: the requests one availability poll and one closure and
-    price detection are expected to take, their writes and narrowing reads included
-    (:class:`RunCosts`); ``bursts``: the polls' and the detection's changes coming faster lately
-    than the learned week says (:func:`roomsync.core.schedule.burst_of`); ``full_sync_cost`` and
-    ``full_sync_every``: what a full sync costs and how often it runs (the settings' cadence when
-    None), and ``reconcile_cost`` what a reconciliation costs (one read per listing when None),
-    kept out of polling's budget.
+    ``costs``: what each kind of run of the property costs and how often the slower ones run
+    (:class:`DayCosts`; the slower jobs' requests are kept out of polling's budget);
+    ``bursts``: the polls' and the detection's changes coming faster lately than the learned
+    week says (:func:`roomsync.core.schedule.burst_of`).
 
     Polling's budget is the least of: what the quota leaves after the guest reserve and those
     jobs; ``poll_budget_share`` of a day (the pace; in the last twelve hours before the reset, pro
@@ -245,7 +260,7 @@ def plan_polling(
     quota = snapshot.quota
     seconds_to_reset = max((resets_at - now).total_seconds(), 1.0)
     guest_reserve = reserves.count(Priority.AVAILABILITY, quota)
-    costs = DayCosts(listings, poll_cost, detect_cost, full_sync_cost, full_sync_every, reconcile_cost)
+    poll_cost, detect_cost = costs.poll_cost, costs.detect_cost
     other = other_jobs_until(settings, seconds_to_reset, costs)
     for_polling = snapshot.remaining - guest_reserve - other
     if for_polling < 0:  # not even the slower jobs fit: polling comes first, they wait

@@ -130,6 +130,7 @@ class Daemon:
             clock=clock,
             log=self.log,
             gate=lambda: self._clients[0].gate if self._clients else None,  # one for all the clients
+            due_in=lambda kind: self.schedule.due_in(kind),
         )
         self.reserves = self.planner.reserves
         self._gauges = GaugeState()

@@ -58,7 +58,7 @@ class Schedule:
             self._schedule(PRICES, self._jitter())
         else:
             self._continue(resume, prices)
-        self._schedule(RECONCILE, self.settings.reconcile_interval_seconds * scale + self._jitter())
+        self._schedule(RECONCILE, self.planner.reconcile_interval() * scale + self._jitter())
         self._schedule(REPUSH, self.settings.repush_interval_seconds * scale + self._jitter())
         if resume is None:
             plan = self.planner.plan
@@ -115,7 +115,7 @@ class Schedule:
         if kind == PRICES:
             self._schedule(PRICES, self.planner.full_sync_interval() * scale - behind)
         elif kind == RECONCILE:
-            self._schedule(RECONCILE, self.settings.reconcile_interval_seconds * scale - behind)
+            self._schedule(RECONCILE, self.planner.reconcile_interval() * scale - behind)
         elif kind == REPUSH:
             self._schedule(REPUSH, self.settings.repush_interval_seconds * scale - behind)
         if kind == POLL or (kind == PRICES and POLL not in self._firing):
@@ -151,6 +151,13 @@ class Schedule:
 
     def next_run(self, kind: str) -> datetime | None:
         return self._scheduler.next_run(kind)
+
+    def due_in(self, kind: str) -> float | None:
+        """Seconds of server time (the plan's, before ``time_scale``) until ``kind``'s pending run."""
+        at = self._scheduler.next_run(kind)
+        if at is None:
+            return None
+        return max((at - wall_now()).total_seconds(), 0.0) / self.settings.time_scale
 
     def pause(self) -> None:
         """Schedule nothing more and start no pending run; runs in progress go on."""

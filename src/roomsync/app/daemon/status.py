@@ -169,7 +169,7 @@ def collect_status(
             reserves,
             resets_at=resets,
             now=now,
-            listings=sum(1 for row in listings if row.mapped),
+            costs=DayCosts(sum(1 for row in listings if row.mapped)),
         )
         schedule = schedule_from_plan(
             plan, running=False, started_at=None, time_scale=settings.time_scale, jobs=[]
