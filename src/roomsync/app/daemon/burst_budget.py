@@ -1,6 +1,7 @@
 """What a burst of the front desk's changes may spend (:func:`roomsync.core.schedule.burst_of`):
-the polls' burst gap is kept first, within the day's ceiling (:func:`polls_kept_for`), and the
-burst's runs are held to ``busy_hour_share`` of the quota an hour (:class:`BurstRoom`).
+the polls' burst gap is kept first, within the day's ceiling
+(:func:`.budget_split.polls_kept_for`), and the burst's runs are held to ``busy_hour_share`` of
+the quota an hour (:class:`BurstRoom`).
 
 The day's budget and ceiling (:mod:`.planning`) say nothing about an hour: at about 30 requests
 a detection in a busy hour (a free-rooms read, the check windows, the narrowing reads, a write per
@@ -24,39 +25,6 @@ class RecentSpend:
     requests: int = 0
     poll_cost: float | None = None
     detect_cost: float | None = None
-
-
-def polls_kept_for(
-    burst: Burst,
-    budgets: tuple[float, float],
-    *,
-    seconds_to_reset: float,
-    poll_gap: float,
-    poll_cost: float,
-    detect_floor: float,
-    limit: float,
-) -> tuple[float, float]:
-    """The polls' and the detections' ``budgets`` once the polls get what a burst of bookings
-    needs (its gap for its time, the polls' max gap ``poll_gap`` after it, one run more as
-    :func:`roomsync.core.schedule.shape_runs` keeps the burst's gap only below its budget): from
-    what the plan left under the day's ceiling (``limit``), then from the detections' budget down
-    to their max-gap ``detect_floor``, or to half of it where it cannot keep that floor anyway;
-    never past the ceiling.
-
-    Without it, late in the busy-hour bench's hour the day's ceiling no longer afforded the polls'
-    burst gap beside the detections' 42 % share, and bookings made after 11:05 waited 161-656 s.
-    The detections keep half: a burst that lasted all day would otherwise leave the closures to
-    the full syncs."""
-    in_burst = min(burst.seconds, seconds_to_reset)
-    need = (in_burst / burst.gap + (seconds_to_reset - in_burst) / poll_gap + 1) * max(poll_cost, 1.0)
-    polls, detections = budgets
-    if polls >= need:
-        return polls, detections
-    lift = need - polls
-    from_slack = min(lift, max(limit - polls - detections, 0.0))
-    kept = min(detect_floor, detections / 2)
-    from_detections = min(lift - from_slack, detections - kept)
-    return polls + from_slack + from_detections, detections - from_detections
 
 
 @dataclass(frozen=True)

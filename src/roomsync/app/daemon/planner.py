@@ -24,13 +24,13 @@ from roomsync.app.daemon.burst_budget import RecentSpend
 from roomsync.app.daemon.jobs import service_failed
 from roomsync.app.daemon.planning import (
     DayCosts,
-    PollPlan,
     RunCosts,
     Shapes,
     full_sync_delay,
     plan_polling,
     reconcile_delay,
 )
+from roomsync.app.daemon.poll_plan import PollPlan
 from roomsync.app.daemon.price_fill import UnreadPrices, fill_status
 from roomsync.app.daemon.price_reads import fill_reads_per_day, least_price_reads, price_read_allowance
 from roomsync.app.daemon.recent_changes import RecentChanges

@@ -23,7 +23,9 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from roomsync.app.daemon.burst_budget import BurstRoom, RecentSpend, polls_kept_for
+from roomsync.app.daemon.budget_split import gaps_kept, polls_kept_for
+from roomsync.app.daemon.burst_budget import BurstRoom, RecentSpend
+from roomsync.app.daemon.poll_plan import FREE_LICENCE_QUOTA, PollPlan, explained
 from roomsync.core.activity import default_shape, hour_of_week
 from roomsync.core.budget import BudgetSnapshot, Reserves
 from roomsync.core.catalog.types import Priority
@@ -41,7 +43,6 @@ from roomsync.core.schedule import (
 from roomsync.settings import Settings
 
 DAY_SECONDS = 86_400.0
-FREE_LICENCE_QUOTA = 100
 PROCESSING_SECONDS = 30.0
 """What a run adds to the wait before its change shows on the channel (reads, then the write)."""
 
@@ -109,36 +110,6 @@ class RunCosts:
     def detect_cost(self) -> float:
         extra = (0.5 * self.PRIOR_RUNS + self.detection_extra) / (self.PRIOR_RUNS + self.detections)
         return self.check_windows + extra
-
-
-@dataclass(frozen=True)
-class PollPlan:
-    interval: float
-    """Seconds of server time until the next availability poll (``math.inf``: none before the reset)."""
-    staleness_bound: float
-    """Longest a booking or cancellation can wait before it reaches the channel (seconds)."""
-    detect_interval: float
-    """Seconds until the next closure and price detection (``math.inf``: none before the reset)."""
-    detect_staleness_bound: float
-    """Longest a closure or price change can wait before it reaches the channel (seconds)."""
-    seconds_to_reset: float
-    polls_until_reset: int
-    detections_until_reset: int
-    quota: int
-    remaining: int
-    capped_by_share: bool
-    explanation: str
-    detect_share: float = 0.0
-    """The share of the polling budget that goes to closure and price detection."""
-    promised_p95: float = math.inf
-    """What the plan promises bookings and cancellations: 95 % of those made before the reset
-    reach the channel within this (seconds), if they come as the learned week says."""
-    detect_promised_p95: float = math.inf
-    """The same for closures, reopenings and price edits."""
-
-    @property
-    def free_licence(self) -> bool:
-        return self.quota <= FREE_LICENCE_QUOTA
 
 
 def spend_share_of(settings: Settings, quota: int) -> float:
@@ -254,7 +225,7 @@ def plan_polling(
     ``spend_share`` of the day leaves after roomsync's own requests so far and those jobs (the
     day's ceiling, which the pushes and fills of a busy day would otherwise break). Whatever
     those say, the polls keep the runs their max gap needs while the quota affords them, and the
-    detections theirs while the ceiling does (:func:`_gaps_kept`). In a burst the polls keep its
+    detections theirs while the ceiling does (:func:`.budget_split.gaps_kept`). In a burst the polls keep its
     gap first, and its runs are held to ``busy_hour_share`` of the quota an hour, ``recent``
     saying what the last half hour's runs spent (:mod:`.burst_budget`)."""
     quota = snapshot.quota
@@ -290,7 +261,7 @@ def plan_polling(
     poll_gap = _poll_gap(settings)
     poll_floor, detect_floor = gap_floors(settings, seconds_to_reset, costs)
     if capped and (poll_budget < poll_floor or detect_budget < detect_floor):
-        poll_budget, detect_budget = _gaps_kept(
+        poll_budget, detect_budget = gaps_kept(
             (poll_budget, detect_budget), (poll_floor, detect_floor), limit, max(for_polling, 0.0), split
         )
         budget = poll_budget + detect_budget
@@ -355,35 +326,9 @@ def plan_polling(
         promised_p95=_promised(poll),
         detect_promised_p95=_promised(detect),
     )
-    return _explained(plan, settings, guest_reserve, other, budget, detect_cost, poll, detect)
-
-
-def _gaps_kept(
-    budgets: tuple[float, float], floors: tuple[float, float], limit: float, room: float, split: float
-) -> tuple[float, float]:
-    """The polls' and the detections' budgets once each kind gets the runs its max gap needs
-    (``floors``), where the pace or the day's ceiling (``limit``) gave it fewer.
-
-    The polls come first: their floor is taken from what the pace left under the ceiling, then
-    from the detections' share, then past the ceiling while the quota (``room``) affords it, a
-    gap of hours being a booking sold twice. The detections' floor is taken only from what is
-    still left under the ceiling: before, it was kept past the ceiling with the polls' share
-    untouched, and a day of detections of 10-13 requests spent 64-78 % of the quota against a
-    60 % ceiling (the week bench). When not even the polls' floor fits the quota (a free licence),
-    all it affords is spent in the learned ``split``."""
-    (polls, detections), (poll_floor, detect_floor) = budgets, floors
-    if poll_floor > room:
-        return room * (1 - split), room * split
-    slack = max(limit - polls - detections, 0.0)
-    if polls < poll_floor:
-        lift = poll_floor - polls
-        from_slack = min(lift, slack)
-        slack -= from_slack
-        detections -= min(lift - from_slack, detections)
-        polls = poll_floor
-    if detections < detect_floor:
-        detections += min(detect_floor - detections, slack)
-    return polls, detections
+    shares = (settings.poll_budget_share, spend_share_of(settings, quota))
+    text = explained(plan, *shares, guest_reserve, other, budget, detect_cost, poll, detect)
+    return replace(plan, explanation=text)
 
 
 def _with_gap(burst: Burst | None, gap: float) -> Burst | None:
@@ -396,54 +341,3 @@ def _bound(plan: KindPlan) -> float:
 
 def _promised(plan: KindPlan) -> float:
     return plan.p95_wait + PROCESSING_SECONDS if math.isfinite(plan.p95_wait) else math.inf
-
-
-def _every(seconds: float) -> str:
-    return f"every {seconds / 60:.1f} min now" if math.isfinite(seconds) else "none before the reset"
-
-
-def _minutes(seconds: float) -> str:
-    return f"{seconds / 60:.1f} min" if math.isfinite(seconds) else "never before the reset"
-
-
-def _explained(
-    plan: PollPlan,
-    settings: Settings,
-    guest_reserve: int,
-    other: int,
-    budget: float,
-    detect_cost: float,
-    poll: KindPlan,
-    detect: KindPlan,
-) -> PollPlan:
-    if not math.isfinite(plan.interval) and not math.isfinite(plan.detect_interval):
-        text = (
-            f"{plan.remaining} requests left today, {guest_reserve} kept for guests: no polling until "
-            f"the quota resets in {plan.seconds_to_reset / 3600:.1f} h"
-        )
-    else:
-        spend = spend_share_of(settings, plan.quota)
-        most = (
-            f" (at most {settings.poll_budget_share:.0%} of the day's quota, and what "
-            f"{spend:.0%} of it leaves in all)"
-        )
-        share = most if plan.capped_by_share else ""
-        text = (
-            f"{plan.remaining} of {plan.quota} requests left, {guest_reserve} kept for guests, {other} for "
-            f"full syncs, reconciliation and re-push; {budget:.0f} planned for polling{share}"
-            + f": availability {_every(plan.interval)} ({plan.polls_until_reset} polls until "
-            f"the reset; a booking reaches the channel within {_minutes(plan.staleness_bound)}, 95 % "
-            f"within {_minutes(plan.promised_p95)}"
-            + ("" if poll.gap_kept else ", the budget cannot keep the max gap")
-            + f"), closures and prices ({plan.detect_share:.0%} of it, by the changes seen lately) "
-            f"{_every(plan.detect_interval)} "
-            f"({plan.detections_until_reset} detections of {detect_cost:.0f} request(s); within "
-            f"{_minutes(plan.detect_staleness_bound)}, 95 % within {_minutes(plan.detect_promised_p95)}"
-            + ("" if detect.gap_kept else ", the budget cannot keep the max gap")
-            + ")"
-        )
-    if plan.free_licence:
-        stale = plan.staleness_bound
-        bound = f"{stale / 3600:.1f} h" if math.isfinite(stale) else "until the quota resets"
-        text = f"free licence ({plan.quota} requests a day): the channel can be {bound} stale; " + text
-    return PollPlan(**{**plan.__dict__, "explanation": text})

@@ -54,7 +54,7 @@ from roomsync.app.daemon.learning import learn, relearn
 from roomsync.app.daemon.live_status import job_statuses, live_status, refresh_gauges
 from roomsync.app.daemon.observe import GaugeState, RequestMeter, set_budget_gauges, set_listing_gauges
 from roomsync.app.daemon.planner import Planner
-from roomsync.app.daemon.planning import PollPlan
+from roomsync.app.daemon.poll_plan import PollPlan
 from roomsync.app.daemon.price_fill import stored_unread_prices
 from roomsync.app.daemon.resume import ScheduleResume, resume_point
 from roomsync.app.daemon.run_kinds import PRICES, PUSH, RECONCILE, RESYNC, SCHEDULED
