@@ -83,10 +83,14 @@ class Settings(BaseSettings):
         "pushes are refused once less than this share remains.",
     )
     reserve_prices: float = Field(
-        0.15, ge=0, lt=1, description="Price pushes are refused once less than this share remains."
+        0.15, ge=0, lt=1,
+        description="Price pushes are refused once less than this share remains (never more than "
+        "spend_share leaves: a hotel that lets roomsync spend 90 % has its prices pushed to 90 %).",
     )
     reserve_reconcile: float = Field(
-        0.30, ge=0, lt=1, description="Reconciliation reads are refused once less than this share remains."
+        0.30, ge=0, lt=1,
+        description="Reconciliation reads are refused once less than this share remains (never more "
+        "than spend_share leaves).",
     )
     limit_header: str = Field("X-RateLimit-Limit", description="Response header carrying the quota.")
     remaining_header: str = Field(

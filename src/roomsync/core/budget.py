@@ -15,6 +15,9 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from roomsync.core.catalog.types import Priority
 
+FREE_LICENCE_QUOTA = 100
+"""A free licence's requests a day (03-conventions); a quota this small or smaller is one."""
+
 
 @dataclass(frozen=True)
 class Reserves:
@@ -23,6 +26,12 @@ class Reserves:
     availability: float = 0.05
     prices: float = 0.15
     reconcile: float = 0.30
+    spend_shares: tuple[float, float] | None = None
+    """Most of the day's quota roomsync may spend in all, on a paid licence and on a free one
+    (``spend_share``, ``free_licence_spend_share``); None: no such limit. The prices' and the
+    reconciliation's reserves keep back no more than the rest (and never less than the guest
+    reserve): at a spend share of 0.9, a 15 % reserve refused the evening's price writes and a 30 %
+    one the day's last reconciliation that the day's plan had paid for (the week bench)."""
 
     def count(self, priority: Priority, quota: int) -> int:
         """Requests that must remain after a request of ``priority`` is spent."""
@@ -32,6 +41,10 @@ class Reserves:
             Priority.PRICES: self.prices,
             Priority.RECONCILE: self.reconcile,
         }[priority]
+        if self.spend_shares is not None and priority in (Priority.PRICES, Priority.RECONCILE):
+            paid, free = self.spend_shares
+            spend = free if quota <= FREE_LICENCE_QUOTA else paid
+            share = min(share, max(1 - spend, self.availability))
         return math.ceil(share * quota)
 
 

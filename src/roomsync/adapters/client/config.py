@@ -14,11 +14,13 @@ __all__ = ["ConnectionLimits", "RetryPolicy", "Timeouts", "reserves_of"]
 
 
 def reserves_of(settings: Settings) -> Reserves:
-    """The per-priority reserves of the settings (``reserve_availability``/``prices``/``reconcile``)."""
+    """The per-priority reserves of the settings (``reserve_availability``/``prices``/``reconcile``),
+    none keeping back more than the spend shares leave."""
     return Reserves(
         availability=settings.reserve_availability,
         prices=settings.reserve_prices,
         reconcile=settings.reserve_reconcile,
+        spend_shares=(settings.spend_share, settings.free_licence_spend_share),
     )
 
 

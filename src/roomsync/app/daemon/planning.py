@@ -25,9 +25,9 @@ from zoneinfo import ZoneInfo
 
 from roomsync.app.daemon.budget_split import gaps_kept, polls_kept_for
 from roomsync.app.daemon.burst_budget import BurstRoom, RecentSpend
-from roomsync.app.daemon.poll_plan import FREE_LICENCE_QUOTA, PollPlan, explained
+from roomsync.app.daemon.poll_plan import PollPlan, explained
 from roomsync.core.activity import default_shape, hour_of_week
-from roomsync.core.budget import BudgetSnapshot, Reserves
+from roomsync.core.budget import FREE_LICENCE_QUOTA, BudgetSnapshot, Reserves
 from roomsync.core.catalog.types import Priority
 from roomsync.core.schedule import (
     BURST_SECONDS,

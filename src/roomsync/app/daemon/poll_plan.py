@@ -8,9 +8,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from roomsync.core.budget import FREE_LICENCE_QUOTA
 from roomsync.core.schedule import KindPlan
-
-FREE_LICENCE_QUOTA = 100
 
 
 @dataclass(frozen=True)
