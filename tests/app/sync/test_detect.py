@@ -6,6 +6,7 @@ the emulator's PMS and channel read-backs, never against the engine's own view.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
 from sync_harness import (
@@ -32,6 +33,7 @@ from roomsync.app.daemon.freshness import changes_seen
 from roomsync.app.sync import ListingStatus
 from roomsync.app.sync.runs.detect import detect_changes
 from roomsync.app.sync.runs.full_sync import sync_property
+from roomsync.app.sync.runs.property_sync import SyncOptions
 from roomsync.core.activity import ChangeKind
 
 
@@ -166,4 +168,26 @@ async def test_a_change_beyond_the_near_nights_waits_for_the_full_sync(
 
     full = await sync_property(sync)
     assert full.result == "ok"
+    assert_converged(emulator, control)
+
+
+async def test_a_price_edit_deep_in_a_window_is_found_though_the_run_may_read_few_unread_nights(
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
+) -> None:
+    """The fill's cap (5 reads: a free licence's) is not the narrowing's: an edit in the middle of
+    the near nights takes more splits than that to find, and was never found while one cap held
+    both (the week bench on a free licence, 2026-12-06)."""
+    sync = replace(
+        await synced(make_sync, sqlite_store, emulator, control),
+        options=SyncOptions(price_read_cap=lambda: 5),
+    )
+    control.call(
+        "POST", "/pms/price", {"roomTypeId": 2, "dateFrom": night(37), "dateTo": night(37), "price": "99.90"}
+    )
+
+    report = await detect_changes(sync)
+
+    assert report.pms.prices_complete and report.pms.prices_changed == 1
+    assert report.pms.price_reads > 5  # the splits down to one night, past the fill's cap
+    assert report.pms.price_fill_reads == 0
     assert_converged(emulator, control)

@@ -98,6 +98,9 @@ class PmsRead:
     now: datetime
     relocate_closures: bool
     max_price_reads: int
+    """Reads of nights with no cached price (the fill) a run may spend."""
+    max_narrowing_reads: int
+    """Reads of changed windows of cached nights a run may spend (their split to the edit)."""
     price_window_nights: int
     concurrency: int
     closure_types: Collection[int] | None = None
@@ -161,6 +164,7 @@ async def read_closures_and_prices(read: PmsRead) -> tuple[Closures, PmsPrices]:
             currency=read.currency,
             now=read.now,
             max_reads=read.max_price_reads,
+            max_narrowing_reads=read.max_narrowing_reads,
             window_nights=read.price_window_nights,
             concurrency=read.concurrency,
             answered=answers,

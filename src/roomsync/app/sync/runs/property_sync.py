@@ -166,6 +166,17 @@ async def check_request(sync: PropertySync, listings: Collection[ListingKey] | N
             raise RequestRefused(unknown)
 
 
+NARROWING_SHARE = 0.15
+"""The least of the quota a run may spend splitting changed price windows to the edited nights
+(15 reads on a free licence, where an edit in a 90-night window takes 7), beside the fill's cap."""
+
+
+def max_narrowing_reads(sync: PropertySync, fill_reads: int) -> int:
+    """The most reads this run may spend narrowing changed price windows: the fill's cap, and never
+    fewer than ``NARROWING_SHARE`` of the quota (the budget's reserve for prices stops them too)."""
+    return max(fill_reads, math.ceil(sync.client.gate.quota * NARROWING_SHARE))
+
+
 def max_price_reads(sync: PropertySync) -> int:
     """The most PMS price reads this run may spend (see :class:`SyncOptions`)."""
     options = sync.options
@@ -190,6 +201,7 @@ def pms_read(
     closure_types: Collection[int],
 ) -> PmsRead:
     """The PMS read of a run of ``sync`` (its price reads, windows and concurrency from the options)."""
+    fill_reads = max_price_reads(sync)
     return PmsRead(
         sync.client,
         sync.store,
@@ -201,7 +213,8 @@ def pms_read(
         located=located,
         now=now,
         relocate_closures=relocate_closures,
-        max_price_reads=max_price_reads(sync),
+        max_price_reads=fill_reads,
+        max_narrowing_reads=max_narrowing_reads(sync, fill_reads),
         price_window_nights=sync.options.price_window_nights,
         concurrency=sync.options.concurrency,
         closure_types=closure_types,
