@@ -26,6 +26,10 @@ from roomsync.property_context import PropertyContext
 ROOMS = "GET /v1/Rooms"
 SHARES = {Priority.GUEST: 0.0, Priority.AVAILABILITY: 0.05, Priority.PRICES: 0.15, Priority.RECONCILE: 0.30}
 """The default reserves of the settings, as shares of the daily quota."""
+SHARED_FREE_LICENCE = {"free_licence_spend_share": 0.6}
+"""The small quotas here are free licences, whose default spend share (all of the quota) leaves
+the prices' and the reconciliation's reserves at the guest reserve (core.budget.Reserves); at
+0.6, 40 % is left to other applications and each reserve keeps its share."""
 SECONDS_TO_EMULATOR_MIDNIGHT = (
     datetime.combine(FIXED_NOW.date() + timedelta(days=1), datetime.min.time(), tzinfo=UTC) - FIXED_NOW
 ).total_seconds()
@@ -45,7 +49,7 @@ async def test_low_priorities_are_refused_first_and_nothing_passes_the_quota(
 ) -> None:
     quota = 20
     control.quota(dailyQuota=quota)
-    client = make_client(daily_quota=quota)
+    client = make_client(daily_quota=quota, **SHARED_FREE_LICENCE)
 
     for priority in (Priority.RECONCILE, Priority.PRICES, Priority.AVAILABILITY, Priority.GUEST):
         refused = await spend_until_refused(client, priority)
@@ -118,7 +122,7 @@ async def test_the_latest_budget_is_the_stores_row_after_the_last_request(
     it must be the row the store holds, the server's count of the answer included."""
     quota = 20
     control.quota(dailyQuota=quota, usedCalls=5)  # another application's requests
-    client = make_client(daily_quota=quota)
+    client = make_client(daily_quota=quota, **SHARED_FREE_LICENCE)
     assert client.latest_budget() is None  # nothing spent in this process yet
 
     await client.list_rooms()
@@ -133,7 +137,9 @@ async def test_the_latest_budget_is_the_stores_row_after_the_last_request(
     assert latest == client.budget() and latest is not None
     assert latest.refused_by_priority[Priority.RECONCILE] == 1
 
-    await make_client(daily_quota=quota).list_rooms(priority=Priority.GUEST)  # another process
+    await make_client(daily_quota=quota, **SHARED_FREE_LICENCE).list_rooms(
+        priority=Priority.GUEST
+    )  # another process
     stale = client.latest_budget()
     assert stale is not None and stale.used_local == client.budget().used_local - 1  # it reads no store
 
@@ -143,7 +149,7 @@ async def test_the_budget_view_shows_each_priority(
 ) -> None:
     quota = 100
     control.quota(dailyQuota=quota)
-    client = make_client(daily_quota=quota)
+    client = make_client(daily_quota=quota, **SHARED_FREE_LICENCE)
     await client.list_rooms(priority=Priority.GUEST)  # and the token, spent at the same priority
     await client.list_rooms(priority=Priority.PRICES)
     await client.list_rooms()  # RECONCILE, the operation's catalog priority
@@ -159,6 +165,9 @@ async def test_the_budget_view_shows_each_priority(
     assert (view.used, view.remaining) == (4, quota - 4)
     assert {p: lines[p].reserved for p in Priority} == {p: math.ceil(s * quota) for p, s in SHARES.items()}
     assert lines[Priority.RECONCILE].available == quota - 4 - 30
+    # at a free licence's default spend share (all of the quota) they keep back the guest reserve
+    default = make_client(daily_quota=quota).gate.reserves
+    assert [default.count(p, quota) for p in (Priority.PRICES, Priority.RECONCILE)] == [5, 5]
 
     # What `roomsync budget` shows: the same numbers from the store alone, no request sent.
     sent = control.total()
