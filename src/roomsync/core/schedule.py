@@ -285,7 +285,10 @@ def shape_runs(
         changes.append((end - start) / 3600.0 * share)
     if sum(changes) <= 0:  # nothing expected before the reset: a change is as likely at any time
         changes = [length for length, _ in slots]
-    floors = gap_floors = [length / max_gap for length, _ in slots]
+    # each slot's runs at the max gap (a burst's cap never takes a slot below them); the floors
+    # actually given are these, a burst's tighter ones, or none when no gap can be kept
+    max_gap_floors = [length / max_gap for length, _ in slots]
+    floors = max_gap_floors
     if burst is not None and burst.gap < max_gap:
         tighter = [
             length / max(burst.gap, min_interval) if start < burst.seconds else floor
@@ -300,7 +303,7 @@ def shape_runs(
     if burst is not None and math.isfinite(burst.most_runs):
         caps = [
             min(cap, max(burst.most_runs * length / burst.seconds, floor)) if start < burst.seconds else cap
-            for cap, (length, _), (start, _, _), floor in zip(caps, slots, edges, gap_floors, strict=True)
+            for cap, (length, _), (start, _, _), floor in zip(caps, slots, edges, max_gap_floors, strict=True)
         ]
     given = [min(floor, cap) for floor, cap in zip(floors, caps, strict=True)]
     open_slots = {i for i in range(len(slots)) if given[i] < caps[i]}
