@@ -115,7 +115,7 @@ class Planner:
     def resumed_from(self, last: SyncRun) -> None:
         """A replica that continues the schedule plans the next full syncs from the last one's cost."""
         self._full_sync_warm = max(last.requests_spent - last.price_fill_reads, 1)
-        self._last_full_sync_cold = last.price_fill_reads > 0
+        self._last_full_sync_cold = self._was_cold(last.price_fill_reads)
         self.cost_full_syncs()
 
     def run_crashed(self, kind: str) -> None:
@@ -128,7 +128,7 @@ class Planner:
             self.costs.poll_seen(report.requests)
         if kind == run_kinds.PRICES:
             self._full_sync_warm = max(report.requests - report.pms.price_fill_reads, 1)
-            self._last_full_sync_cold = report.pms.price_fill_reads > 0
+            self._last_full_sync_cold = self._was_cold(report.pms.price_fill_reads)
             if report.pms.availability_reads:  # it got as far as reading the PMS
                 pms = report.pms
                 self.set_unread(
@@ -150,12 +150,32 @@ class Planner:
             self._warm_estimate = await run_kinds.warm_full_sync_cost(runs)
         self.cost_full_syncs()
 
+    def _quota(self) -> int:
+        gate = self._gate()
+        return gate.quota if gate is not None else self.settings.daily_quota
+
+    def _was_cold(self, fill_reads: int) -> bool:
+        """A full sync that read more unread nights than every run may (a cold cache's fill, the
+        first start's): what it cost says nothing of the next ones. One that read no more is a
+        full sync as the next will be: on a free licence every full sync reads 5 and, planned at
+        a quiet full sync's estimate instead, cost 3x the plan (35 requests against 11, the week
+        bench, 2026-12-06)."""
+        return fill_reads > least_price_reads(self._quota())
+
+    def _fill_in_detection(self) -> int:
+        """The unread nights' reads a detection makes (every run may read ``least_price_reads``),
+        while unread nights remain within its near nights: a detection's cost in the plan, though
+        not in its learned average (the fill ends, the detection's own cost does not)."""
+        first = self.unread.first_night
+        near_end = self.clock().date() + timedelta(days=self.settings.detect_nights)
+        if self.unread.nights <= 0 or first is None or first >= near_end:
+            return 0
+        return min(self.unread.nights, least_price_reads(self._quota()))
+
     def cost_full_syncs(self) -> None:
         """What the next full syncs will cost, for the plan: the last one's cost without its price
         fill, plus the fill the next one will still do (none once every night is read)."""
-        gate = self._gate()
-        quota = gate.quota if gate is not None else self.settings.daily_quota
-        self.costs.full_sync = self._warm_cost + min(self.unread.nights, least_price_reads(quota))
+        self.costs.full_sync = self._warm_cost + min(self.unread.nights, least_price_reads(self._quota()))
 
     @property
     def _warm_cost(self) -> int:
@@ -184,11 +204,11 @@ class Planner:
         return DayCosts(
             listings=listings,
             poll_cost=self.costs.poll_cost,
-            detect_cost=self.costs.detect_cost,
+            detect_cost=self.costs.detect_cost + self._fill_in_detection(),
             full_sync_cost=self._warm_cost,
             full_sync_every=self.full_sync_interval(),
             reconcile_cost=reconcile,
-            reconcile_every=reconcile_delay(self.settings, quota=self.gate.quota, last_cost=reconcile),
+            reconcile_every=reconcile_delay(self.settings, quota=self._quota(), last_cost=reconcile),
             next_due=NextDue(
                 price_detection=self._due_in(run_kinds.PRICES),
                 reconciliation=self._due_in(run_kinds.RECONCILE),
@@ -219,7 +239,7 @@ class Planner:
         """Seconds until the next full sync (:func:`.planning.full_sync_delay`)."""
         return full_sync_delay(
             self.settings,
-            quota=self.gate.quota,  # one gate for all the property's clients
+            quota=self._quota(),  # one gate for all the property's clients
             last_cost=self.costs.full_sync,
             failures=self.full_sync_failures,
         )
@@ -227,7 +247,7 @@ class Planner:
     def reconcile_interval(self) -> float:
         """Seconds until the next reconciliation (:func:`.planning.reconcile_delay`)."""
         cost = self.reconcile_cost(self._listing_count())
-        return reconcile_delay(self.settings, quota=self.gate.quota, last_cost=cost)
+        return reconcile_delay(self.settings, quota=self._quota(), last_cost=cost)
 
     def seconds_to_reset(self) -> float:
         """Seconds of server time until the quota resets."""
