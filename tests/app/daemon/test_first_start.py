@@ -268,3 +268,22 @@ def test_a_free_licence_shows_its_unread_nights_and_closes_them(tmp_path: Path) 
                 assert far and all(d["availability"] == "unavailable" for d in far), listing_id
         finally:
             daemon.stop()
+
+
+def test_a_free_licence_left_at_the_paid_quota_setting_fills_no_more_than_its_day_affords(
+    tmp_path: Path,
+) -> None:
+    """The settings say 1,500 a day (the default) but the server says 100: the first full sync's
+    price fill is sized when its price reads begin, once the server has said its quota, so it
+    reads the few nights every run may (5 % of 100), not the 85 nights a 1,500 day would afford
+    (which spent the free licence's whole day on its first start)."""
+    with emulator_at_start_of_today(quota=100) as emulator:
+        emulator.post("/quota", {"freeLicence": True})
+        daemon = start(emulator, tmp_path / "data", tmp_path / "daemon.log")
+        try:
+            wait_until(lambda: daemon.job("prices")["last_result"] is not None, 60, "the first full sync")
+            read = HORIZON - daemon.status()["prices"]["unread_nights"]
+            assert 0 < read <= 5, read
+            assert emulator.get("/quota")["usedCalls"] < 50
+        finally:
+            daemon.stop()

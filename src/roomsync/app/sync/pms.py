@@ -14,7 +14,7 @@ An unchanged property therefore costs 3 requests. The availability reads run at 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
@@ -97,10 +97,11 @@ class PmsRead:
     """The closures located before (the check reads around them)."""
     now: datetime
     relocate_closures: bool
-    max_price_reads: int
-    """Reads of nights with no cached price (the fill) a run may spend."""
-    max_narrowing_reads: int
-    """Reads of changed windows of cached nights a run may spend (their split to the edit)."""
+    price_read_caps: Callable[[], tuple[int, int]]
+    """The most reads of nights with no cached price (the fill) and of changed windows of cached
+    nights (their split to the edit) the run may spend, asked when the price reads begin: by then
+    the server has said its quota, where a free licence's first start planned its fill at the
+    settings' 1,500 and spent the day's 100 on it (the week bench, 2026-12-06)."""
     price_window_nights: int
     concurrency: int
     closure_types: Collection[int] | None = None
@@ -153,6 +154,7 @@ async def read_closures_and_prices(read: PmsRead) -> tuple[Closures, PmsPrices]:
         request = RoomTypeAvailabilityExtendedRequest(date_from=window.date_from, date_to=window.date_to)
         return await client.room_type_availability_extended(request, priority=Priority.PRICES)
 
+    fill_reads, narrowing_reads = read.price_read_caps()
     try:
         prices = await detect_prices(
             extended,
@@ -163,8 +165,8 @@ async def read_closures_and_prices(read: PmsRead) -> tuple[Closures, PmsPrices]:
             read.last,
             currency=read.currency,
             now=read.now,
-            max_reads=read.max_price_reads,
-            max_narrowing_reads=read.max_narrowing_reads,
+            max_reads=fill_reads,
+            max_narrowing_reads=narrowing_reads,
             window_nights=read.price_window_nights,
             concurrency=read.concurrency,
             answered=answers,

@@ -171,10 +171,12 @@ NARROWING_SHARE = 0.15
 (15 reads on a free licence, where an edit in a 90-night window takes 7), beside the fill's cap."""
 
 
-def max_narrowing_reads(sync: PropertySync, fill_reads: int) -> int:
-    """The most reads this run may spend narrowing changed price windows: the fill's cap, and never
-    fewer than ``NARROWING_SHARE`` of the quota (the budget's reserve for prices stops them too)."""
-    return max(fill_reads, math.ceil(sync.client.gate.quota * NARROWING_SHARE))
+def price_read_caps(sync: PropertySync) -> tuple[int, int]:
+    """The most reads this run may spend on unread nights (:func:`max_price_reads`) and on narrowing
+    changed price windows: the fill's cap, and never fewer than ``NARROWING_SHARE`` of the quota
+    (the budget's reserve for prices stops them too)."""
+    fill_reads = max_price_reads(sync)
+    return fill_reads, max(fill_reads, math.ceil(sync.client.gate.quota * NARROWING_SHARE))
 
 
 def max_price_reads(sync: PropertySync) -> int:
@@ -201,7 +203,6 @@ def pms_read(
     closure_types: Collection[int],
 ) -> PmsRead:
     """The PMS read of a run of ``sync`` (its price reads, windows and concurrency from the options)."""
-    fill_reads = max_price_reads(sync)
     return PmsRead(
         sync.client,
         sync.store,
@@ -213,8 +214,7 @@ def pms_read(
         located=located,
         now=now,
         relocate_closures=relocate_closures,
-        max_price_reads=fill_reads,
-        max_narrowing_reads=max_narrowing_reads(sync, fill_reads),
+        price_read_caps=lambda: price_read_caps(sync),
         price_window_nights=sync.options.price_window_nights,
         concurrency=sync.options.concurrency,
         closure_types=closure_types,
