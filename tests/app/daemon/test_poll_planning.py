@@ -306,17 +306,22 @@ def test_run_costs_start_from_a_prior_and_follow_what_runs_cost() -> None:
     assert costs.detect_cost == pytest.approx(5 + (5 + 20) / 11)
 
 
+def polls_of_a_free_day(costs: DayCosts) -> int:
+    """The polls a day of 100 requests, nothing spent, plans until its reset a day away."""
+    return plan_polling(
+        settings(poll_budget_share=1.0),
+        snapshot(100, 0),
+        Reserves(),
+        resets_at=NOW + DAY,
+        now=NOW,
+        costs=costs,
+        shapes=FLAT,
+    ).polls_until_reset
+
+
 def test_a_costly_full_sync_leaves_less_for_polling() -> None:
     def polls(cost: int, every: float) -> int:
-        return plan_polling(
-            settings(poll_budget_share=1.0),
-            snapshot(100, 0),
-            Reserves(),
-            resets_at=NOW + DAY,
-            now=NOW,
-            costs=DayCosts(5, poll_cost=1.0, full_sync_cost=cost, full_sync_every=every),
-            shapes=FLAT,
-        ).polls_until_reset
+        return polls_of_a_free_day(DayCosts(5, poll_cost=1.0, full_sync_cost=cost, full_sync_every=every))
 
     # 100 - 5 for guests - (4 full syncs a day x 4, 1 reconciliation x 5, 1 re-push) = 73 for polling
     assert polls(4, 21_600) == int(73 * 0.7)
@@ -346,15 +351,9 @@ def test_a_reconciliation_due_after_the_reset_is_not_kept_out_of_todays_polling(
     def polls(reconcile_in: float | None) -> int:
         day = DAY.total_seconds()
         due = NextDue(price_detection=day, reconciliation=reconcile_in, connected_repush=day)
-        return plan_polling(
-            settings(poll_budget_share=1.0),
-            snapshot(100, 0),
-            Reserves(),
-            resets_at=NOW + DAY,
-            now=NOW,
-            costs=DayCosts(4, poll_cost=1.0, reconcile_cost=24, reconcile_every=4.8 * day, next_due=due),
-            shapes=FLAT,
-        ).polls_until_reset
+        return polls_of_a_free_day(
+            DayCosts(4, poll_cost=1.0, reconcile_cost=24, reconcile_every=4.8 * day, next_due=due)
+        )
 
     # 100 - 5 for guests; no full sync or re-push before the reset (both due at it). A
     # reconciliation of 24 due in 3 days leaves all 95 to polling, 70 % of it polls; one due in an
