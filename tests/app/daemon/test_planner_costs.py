@@ -61,7 +61,7 @@ def test_the_first_reconciliation_is_planned_as_a_full_pass_that_also_reads_each
     assert planner.reconcile_cost(5) == 33
 
 
-def test_a_free_licences_full_syncs_and_detections_are_planned_with_the_unread_nights_they_read(
+def test_a_free_licences_full_syncs_are_planned_at_what_they_cost_with_the_unread_nights_they_read(
     tmp_path: Path,
 ) -> None:
     planner = planner_of(tmp_path, with_gate=True, daily_quota=100)
@@ -74,7 +74,3 @@ def test_a_free_licences_full_syncs_and_detections_are_planned_with_the_unread_n
     # a full sync that read no more than every run may is what the next ones cost (35, not 11)
     planner.run_seen(PRICES, full_sync(35, 5))
     assert planner.costs.full_sync == 30 + 5
-    # a detection reads 5 unread nights while its near nights hold some: planned so
-    assert planner._day_costs().detect_cost == planner.costs.detect_cost + 5
-    planner.set_unread(UnreadPrices(200, NOW.date() + timedelta(days=200), 365))
-    assert planner._day_costs().detect_cost == planner.costs.detect_cost

@@ -162,16 +162,6 @@ class Planner:
         bench, 2026-12-06)."""
         return fill_reads > least_price_reads(self._quota())
 
-    def _fill_in_detection(self) -> int:
-        """The unread nights' reads a detection makes (every run may read ``least_price_reads``),
-        while unread nights remain within its near nights: a detection's cost in the plan, though
-        not in its learned average (the fill ends, the detection's own cost does not)."""
-        first = self.unread.first_night
-        near_end = self.clock().date() + timedelta(days=self.settings.detect_nights)
-        if self.unread.nights <= 0 or first is None or first >= near_end:
-            return 0
-        return min(self.unread.nights, least_price_reads(self._quota()))
-
     def cost_full_syncs(self) -> None:
         """What the next full syncs will cost, for the plan: the last one's cost without its price
         fill, plus the fill the next one will still do (none once every night is read)."""
@@ -204,7 +194,7 @@ class Planner:
         return DayCosts(
             listings=listings,
             poll_cost=self.costs.poll_cost,
-            detect_cost=self.costs.detect_cost + self._fill_in_detection(),
+            detect_cost=self.costs.detect_cost,
             full_sync_cost=self._warm_cost,
             full_sync_every=self.full_sync_interval(),
             reconcile_cost=reconcile,
