@@ -102,12 +102,6 @@ class Schedule:
 
     async def _fire(self, kind: str) -> None:
         due = self._scheduler.due(kind) or wall_now()
-        short = self.planner.waits_for_reset(kind)
-        if short is not None:  # refused half-way it would wait a whole interval: after the reset
-            wait = self.planner.seconds_to_reset()
-            self.log.info("%s waits for the quota's reset in %.1f h: %s", kind, wait / 3600, short)
-            self._schedule(kind, wait * self.settings.time_scale + self._jitter())
-            return
         self._firing.add(kind)
         try:
             if not await self._run(kind):
@@ -160,7 +154,7 @@ class Schedule:
 
     def due_in(self, kind: str) -> float | None:
         """Seconds of server time (the plan's, before ``time_scale``) until ``kind``'s pending run."""
-        at = self._scheduler.next_run(kind)
+        at = self._scheduler.due(kind)  # our own record: APScheduler's job store may be changing
         if at is None:
             return None
         return max((at - wall_now()).total_seconds(), 0.0) / self.settings.time_scale
