@@ -23,12 +23,10 @@ from roomsync.app.daemon.planning import (
     full_sync_delay,
     plan_polling,
     reconcile_delay,
-    short_of,
 )
 from roomsync.app.daemon.poll_plan import PollPlan
 from roomsync.core.activity import HOURS_OF_WEEK, default_shape
 from roomsync.core.budget import BudgetSnapshot, Reserves
-from roomsync.core.catalog.types import Priority
 from roomsync.core.schedule import BURST_SECONDS, Burst, NextDue
 from roomsync.settings import Settings
 
@@ -465,14 +463,3 @@ def test_a_costly_detection_keeps_its_max_gap_only_under_the_ceiling() -> None:
     # for the full syncs.
     spent = plan_for(13.0, used=850, hours=6)
     assert (spent.polls_until_reset, spent.detections_until_reset) == (72, 0)
-
-
-def test_a_slower_job_the_day_cannot_afford_waits_for_the_reset() -> None:
-    reserves = Reserves(spend_shares=(0.6, 1.0))
-    # a free licence with 30 left: the reconciliation keeps back the guest reserve (5), 25 for it
-    assert short_of(snapshot(100, 70), reserves, Priority.RECONCILE, 24) is None
-    assert short_of(snapshot(100, 80), reserves, Priority.RECONCILE, 24) == 15
-    assert short_of(snapshot(100, 99), reserves, Priority.PRICES, 10) == 0
-    # a paid day keeps 30 % back from a reconciliation: 500 left is 50 for it
-    assert short_of(snapshot(1500, 1000), reserves, Priority.RECONCILE, 35) is None
-    assert short_of(snapshot(1500, 1030), reserves, Priority.RECONCILE, 35) == 20

@@ -29,7 +29,6 @@ from roomsync.app.daemon.planning import (
     full_sync_delay,
     plan_polling,
     reconcile_delay,
-    short_of,
 )
 from roomsync.app.daemon.poll_plan import PollPlan
 from roomsync.app.daemon.price_fill import UnreadPrices, fill_status
@@ -38,7 +37,6 @@ from roomsync.app.daemon.recent_changes import RecentChanges
 from roomsync.app.daemon_view import PriceFillStatus
 from roomsync.app.sync import NoMapping, SyncReport
 from roomsync.core.activity import ChangeKind
-from roomsync.core.catalog.types import Priority
 from roomsync.core.ports import SyncRun
 from roomsync.core.schedule import BURST_SECONDS, NextDue
 from roomsync.metrics import Metrics
@@ -238,24 +236,6 @@ class Planner:
         """Seconds until the next reconciliation (:func:`.planning.reconcile_delay`)."""
         cost = self.reconcile_cost(self._listing_count())
         return reconcile_delay(self.settings, quota=self._quota(), last_cost=cost)
-
-    def seconds_to_reset(self) -> float:
-        """Seconds of server time until the quota resets."""
-        return max((self.gate.resets_at() - self.clock()).total_seconds(), 0.0)
-
-    def waits_for_reset(self, kind: str) -> str | None:
-        """Why a full sync or reconciliation due now waits for the quota's reset
-        (:func:`.planning.short_of`); None when it runs."""
-        if kind == run_kinds.PRICES:
-            priority, cost = Priority.PRICES, self.costs.full_sync
-        elif kind == run_kinds.RECONCILE:
-            priority, cost = Priority.RECONCILE, self.reconcile_cost(self._listing_count())
-        else:
-            return None
-        left = short_of(self.gate.snapshot(), self.reserves, priority, cost)
-        if left is None:
-            return None
-        return f"{left} request(s) left today for it, and it costs about {cost}"
 
     def _recent_spend(self, now: datetime) -> RecentSpend:
         """What the runs of the last ``BURST_SECONDS`` spent (for a burst's cap on an hour's spend)."""

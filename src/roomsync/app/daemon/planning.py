@@ -143,15 +143,6 @@ def reconcile_delay(settings: Settings, *, quota: int, last_cost: int) -> float:
     )
 
 
-def short_of(snapshot: BudgetSnapshot, reserves: Reserves, priority: Priority, cost: float) -> int | None:
-    """The requests a slower job of ``priority`` may spend today, when fewer than its expected
-    ``cost`` (None when it can afford it): such a job waits for the quota's reset, where run now it
-    would be refused half-way and wait a whole interval more (a free licence's full syncs and
-    reconciliations were refused so on most days of the week bench, 2026-12-06)."""
-    left = snapshot.remaining - reserves.count(priority, snapshot.quota)
-    return None if left >= cost else max(left, 0)
-
-
 def _affordable_every(interval: float, cost: int, quota: int, share: float) -> float:
     """``interval``, or the seconds between runs of ``cost`` that spend ``share`` of a day's ``quota``."""
     return max(interval, DAY_SECONDS * cost / (max(quota, 1) * share))
