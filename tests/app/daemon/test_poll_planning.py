@@ -301,7 +301,7 @@ def test_run_costs_start_from_a_prior_and_follow_what_runs_cost() -> None:
     assert costs.poll_cost == pytest.approx((15 + 10) / 20)
     costs.check_windows = 5  # two closures known: the check reads around them
     costs.detection_seen(requests=25, windows=5)  # a price changed: 20 more to narrow and push
-    assert costs.detect_cost == pytest.approx(5 + (5 + 20) / 11)
+    assert costs.detect_cost == pytest.approx(5 + (1 + 20) / 3)  # a prior of two detections
 
 
 def polls_of_a_free_day(costs: DayCosts) -> int:

@@ -125,7 +125,11 @@ class Planner:
         if kind == run_kinds.POLL:
             self.costs.poll_seen(report.requests)
         if kind == run_kinds.PRICES:
-            self._full_sync_warm = max(report.requests - report.pms.price_fill_reads, 1)
+            cost = max(report.requests - report.pms.price_fill_reads, 1)
+            # a run cut short (the budget refused it, or the service failed) cost less than a
+            # whole one would have: a refused full sync planned the next at 6 requests, and it
+            # spent 47 (the free week's trace, 2026-12-06)
+            self._full_sync_warm = cost if report.result == "ok" else max(cost, self._full_sync_warm)
             self._last_full_sync_cold = self._was_cold(report.pms.price_fill_reads)
             if report.pms.availability_reads:  # it got as far as reading the PMS
                 pms = report.pms
@@ -139,7 +143,10 @@ class Planner:
         if kind == run_kinds.DETECT:
             self.costs.detection_seen(report.requests - report.pms.price_fill_reads, self.costs.check_windows)
         if kind == run_kinds.RECONCILE:
-            self.costs.reconcile = max(report.requests, 1)
+            cost = max(report.requests, 1)
+            if report.result != "ok":  # cut short: no cheaper than planned
+                cost = max(cost, self.reconcile_cost(self._listing_count()))
+            self.costs.reconcile = cost
 
     async def estimate_detection(self, runs: run_kinds.Runs) -> None:
         """What the next detection will cost (its check windows), and a warm full sync, for the plan."""
@@ -204,6 +211,13 @@ class Planner:
             ),
         )
 
+    def _detect_cost_with_fill(self) -> float:
+        """What the next detection costs with the unread nights it reads: as many as every run
+        may (a free licence's 5, on top of the 13-30 requests its detections cost). Only the
+        plan of the polls counts them: the price-read allowance priced with them found nothing
+        affordable for a paid licence's cold first full sync (31751f0)."""
+        return self.costs.detect_cost + min(self.unread.nights, least_price_reads(self._quota()))
+
     def price_read_cap(self) -> int:
         """The price reads the run starting now may spend (:func:`.price_reads.price_read_allowance`)."""
         gate = self.gate
@@ -262,8 +276,12 @@ class Planner:
             self.reserves,
             resets_at=gate.resets_at(),
             now=now,
-            # the next full sync at what it costs with its price fill
-            costs=replace(self._day_costs(), full_sync_cost=self.costs.full_sync),
+            # the next full sync and detections at what they cost with their price fill
+            costs=replace(
+                self._day_costs(),
+                full_sync_cost=self.costs.full_sync,
+                detect_cost=self._detect_cost_with_fill(),
+            ),
             shapes=self.shapes,
             bursts=bursts,
             recent=self._recent_spend(now) if bursts != (None, None) else None,

@@ -75,13 +75,18 @@ class Shapes:
 @dataclass
 class RunCosts:
     """What polls and detections have cost so far, for planning the next ones: a running average
-    that starts from a prior worth ``PRIOR_RUNS`` runs, so one busy run does not halve the rate.
+    that starts from a prior worth ``PRIOR_RUNS`` polls (one busy poll does not halve the rate) or
+    ``DETECTION_PRIOR_RUNS`` detections.
 
     A poll costs its read plus one write per listing that changed; a detection its check windows
     (known before it runs: they grow with the closures it must read around) plus what a change
     costs it (locating a closure, narrowing a price, the free rooms read and the writes)."""
 
     PRIOR_RUNS = 10
+    DETECTION_PRIOR_RUNS = 2
+    """A free licence makes one or two detections a day at 13-30 requests each: a prior of ten
+    runs planned them at 1.5-3.9 requests through the week bench's first day (2026-12-06), and the
+    difference came out of the evening's polls."""
     polls: int = 0
     poll_requests: int = 0
     detections: int = 0
@@ -108,7 +113,8 @@ class RunCosts:
 
     @property
     def detect_cost(self) -> float:
-        extra = (0.5 * self.PRIOR_RUNS + self.detection_extra) / (self.PRIOR_RUNS + self.detections)
+        prior = self.DETECTION_PRIOR_RUNS
+        extra = (0.5 * prior + self.detection_extra) / (prior + self.detections)
         return self.check_windows + extra
 
 

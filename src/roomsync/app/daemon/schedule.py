@@ -21,6 +21,10 @@ from roomsync.app.daemon.resume import ScheduleResume, aware
 from roomsync.app.daemon.run_kinds import DETECT, POLL, PRICES, RECONCILE, REPUSH
 from roomsync.app.daemon.scheduler import ChainScheduler, wall_now
 
+DETECTION_KEPT_WITHIN = 0.25
+"""A detection due by an earlier plan runs when the plan made again at its start wants it at most
+this share of its interval later; otherwise it waits for that plan."""
+
 ScheduledRun = Callable[[str], Awaitable[bool]]
 """Runs one scheduled kind; False when the daemon is stopping (the run has no successor then)."""
 
@@ -45,6 +49,8 @@ class Schedule:
         self._firing: set[str] = set()
         """Scheduled kinds whose run has started (waiting for the lock or running)."""
         self._stopping = False
+        self._last_detection: datetime | None = None
+        """When the last scheduled detection started (wall time)."""
 
     def start(self) -> None:
         self._scheduler.start()
@@ -85,6 +91,8 @@ class Schedule:
 
         self._schedule(PRICES, wait(started, self.planner.full_sync_interval()) + self._jitter())
         for kind, interval in ((POLL, plan.interval), (DETECT, plan.detect_interval)):
+            if kind == DETECT and DETECT in resume.last_started:
+                self._last_detection = wall_now() - (now - resume.last_started[DETECT]) * scale
             if math.isfinite(interval):
                 self._schedule(kind, wait(resume.last_started.get(kind, started), interval))
             else:
@@ -102,6 +110,10 @@ class Schedule:
 
     async def _fire(self, kind: str) -> None:
         due = self._scheduler.due(kind) or wall_now()
+        if kind == DETECT:
+            if self._detection_deferred():
+                return
+            self._last_detection = wall_now()
         self._firing.add(kind)
         try:
             if not await self._run(kind):
@@ -124,6 +136,26 @@ class Schedule:
             self._schedule_poll(behind)
         if kind == DETECT or (kind == PRICES and DETECT not in self._firing):
             self._schedule_detect(behind)
+
+    def _detection_deferred(self) -> bool:
+        """Put off a detection that the plan made again now wants later (and say so): its time was
+        set by the plan after the last detection, and the runs since may have spent what it
+        counted on. A free licence's detection planned 12 h ahead ran when the plan had none left
+        before the reset, took the day's last 21 requests, and the full sync and reconciliation
+        after it were refused (the week bench's trace, 2026-12-06)."""
+        plan = self.planner.replan()
+        scale = self.settings.time_scale
+        if not math.isfinite(plan.detect_interval):
+            self._schedule(DETECT, plan.seconds_to_reset * scale + self._jitter())
+            return True
+        if self._last_detection is None:
+            return False
+        since = (wall_now() - self._last_detection).total_seconds() / scale
+        wait = plan.detect_interval - since
+        if wait <= DETECTION_KEPT_WITHIN * plan.detect_interval:
+            return False
+        self._schedule(DETECT, wait * scale)
+        return True
 
     def _schedule_poll(self, took: float = 0.0) -> None:
         plan = self.planner.replan()
