@@ -1,8 +1,12 @@
-"""What the planner expects the slower jobs to cost before it has seen one run."""
+"""What the planner expects runs to cost (before it has seen one, and after one cut short), and a
+scheduled detection that the plan made again at its start wants later."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import math
+import random
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -11,7 +15,9 @@ from roomsync.adapters.client.quota import QuotaGate, UsageHeaders
 from roomsync.adapters.store import open_store
 from roomsync.app.daemon.planner import Planner
 from roomsync.app.daemon.price_fill import UnreadPrices
-from roomsync.app.daemon.run_kinds import PRICES
+from roomsync.app.daemon.run_kinds import DETECT, PRICES, RECONCILE
+from roomsync.app.daemon.schedule import Schedule
+from roomsync.app.daemon.scheduler import wall_now
 from roomsync.app.sync import SyncReport
 from roomsync.metrics import Metrics
 from roomsync.property_context import PropertyContext
@@ -74,3 +80,49 @@ def test_a_free_licences_full_syncs_are_planned_at_what_they_cost_with_the_unrea
     # a full sync that read no more than every run may is what the next ones cost (35, not 11)
     planner.run_seen(PRICES, full_sync(35, 5))
     assert planner.costs.full_sync == 30 + 5
+
+
+def cut_short(kind: str, requests: int) -> SyncReport:
+    report = SyncReport(kind, "default", NOW, result="partial")
+    report.requests_by_operation["POST /v1/Availability/RoomType/CombinedExtended"] = requests
+    return report
+
+
+def test_a_run_the_budget_cut_short_does_not_lower_the_next_ones_planned_cost(tmp_path: Path) -> None:
+    planner = planner_of(tmp_path, with_gate=True, daily_quota=100)
+    planner.run_seen(PRICES, full_sync(35, 0))
+    planner.run_seen(PRICES, cut_short("sync", 0))  # refused before its first request
+    # the refused one planned the next full sync at 1 request (6 with the fill) and it spent 47
+    assert planner.costs.full_sync == 35
+    planner.costs.reconcile = 33
+    planner.run_seen(RECONCILE, cut_short("reconcile", 4))
+    assert planner.costs.reconcile == 33
+    planner.run_seen(PRICES, full_sync(12, 0))  # a whole run says what the next one costs
+    assert planner.costs.full_sync == 12
+
+
+async def test_a_detection_waits_when_the_plan_made_again_at_its_start_wants_it_later(
+    tmp_path: Path,
+) -> None:
+    planner = planner_of(tmp_path, with_gate=True, daily_quota=100)
+    schedule = Schedule(planner, lambda kind: asyncio.sleep(0, True), rng=random.Random(1), log=planner.log)
+    try:
+        interval = planner.replan().detect_interval
+        assert math.isfinite(interval)
+        # the last detection long ago: this one runs
+        schedule._last_detection = wall_now() - timedelta(seconds=2 * interval)
+        assert not schedule._detection_deferred()
+        # the last one a tenth of the plan's interval ago: it waits for the rest of it
+        schedule._last_detection = wall_now() - timedelta(seconds=interval / 10)
+        assert schedule._detection_deferred()
+        waits = schedule.due_in(DETECT)
+        assert waits is not None and 0.85 * interval < waits <= 0.9 * interval + 1
+        # detections now cost more than the day has left: none before the reset
+        planner.costs.detection_seen(requests=900, windows=1)
+        assert not math.isfinite(planner.replan().detect_interval)
+        schedule._last_detection = wall_now() - timedelta(seconds=2 * interval)
+        assert schedule._detection_deferred()
+        waits = schedule.due_in(DETECT)
+        assert waits is not None and waits >= planner.replan().seconds_to_reset
+    finally:
+        schedule.shutdown()
