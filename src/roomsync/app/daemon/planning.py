@@ -118,6 +118,11 @@ class RunCosts:
         return self.check_windows + extra
 
 
+CEILING_MARGIN_SHARE = 0.05
+"""The most of the quota the plan keeps under the day's ceiling for a detection costing more than
+planned (the guest reserve's share: on a free licence the quota gate refuses beyond it anyway)."""
+
+
 def spend_share_of(settings: Settings, quota: int) -> float:
     """The day's ceiling as a share of ``quota``: ``free_licence_spend_share`` on a free licence,
     ``spend_share`` otherwise."""
@@ -257,8 +262,11 @@ def plan_polling(
     poll_pace = day_share * (1 - split)
     detect_pace = day_share * split
     # aimed one detection under the ceiling: a run's cost is known only once it has run, and a
-    # plan aimed at the ceiling itself passed it by 2-8 requests on the week bench's busiest days
-    ceiling = spend_share_of(settings, quota) * quota - snapshot.used_local - other - max(detect_cost, 1.0)
+    # plan aimed at the ceiling itself passed it by 2-8 requests on the week bench's busiest days;
+    # no more than CEILING_MARGIN_SHARE of the quota under it: a free licence's detections cost a
+    # third of its day, and a margin of one left them none
+    margin = min(max(detect_cost, 1.0), CEILING_MARGIN_SHARE * quota)
+    ceiling = spend_share_of(settings, quota) * quota - snapshot.used_local - other - margin
     limit = max(min(for_polling, ceiling), 0.0)
     capped = min(poll_pace + detect_pace, ceiling) < for_polling
     scale = min(1.0, limit / (poll_pace + detect_pace)) if poll_pace + detect_pace > 0 else 0.0
