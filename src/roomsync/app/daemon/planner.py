@@ -34,6 +34,7 @@ from roomsync.app.daemon.poll_plan import PollPlan
 from roomsync.app.daemon.price_fill import UnreadPrices, fill_status
 from roomsync.app.daemon.price_reads import fill_reads_per_day, least_price_reads, price_read_allowance
 from roomsync.app.daemon.recent_changes import RecentChanges
+from roomsync.app.daemon.resume import HEALTHY_RESULTS
 from roomsync.app.daemon_view import PriceFillStatus
 from roomsync.app.sync import NoMapping, SyncReport
 from roomsync.core.activity import ChangeKind
@@ -46,6 +47,13 @@ PLAN_CHANGE_LOGGED = 0.25
 """A new poll interval is logged when it differs from the last one logged by more than this share."""
 
 Log = logging.Logger | logging.LoggerAdapter[logging.Logger]
+
+
+def _ended_whole(report: SyncReport) -> bool:
+    """The run was not cut short (the budget refused it, or the service failed), so what it cost
+    is what the next one will: a refused full sync planned the next at 6 requests, and it spent 47
+    (the free week's trace, 2026-12-06). A run cut short plans the next at no less than before."""
+    return report.result in HEALTHY_RESULTS
 
 
 class Planner:
@@ -126,10 +134,7 @@ class Planner:
             self.costs.poll_seen(report.requests)
         if kind == run_kinds.PRICES:
             cost = max(report.requests - report.pms.price_fill_reads, 1)
-            # a run cut short (the budget refused it, or the service failed) cost less than a
-            # whole one would have: a refused full sync planned the next at 6 requests, and it
-            # spent 47 (the free week's trace, 2026-12-06)
-            self._full_sync_warm = cost if report.result == "ok" else max(cost, self._full_sync_warm)
+            self._full_sync_warm = cost if _ended_whole(report) else max(cost, self._full_sync_warm)
             self._last_full_sync_cold = self._was_cold(report.pms.price_fill_reads)
             if report.pms.availability_reads:  # it got as far as reading the PMS
                 pms = report.pms
@@ -144,7 +149,7 @@ class Planner:
             self.costs.detection_seen(report.requests - report.pms.price_fill_reads, self.costs.check_windows)
         if kind == run_kinds.RECONCILE:
             cost = max(report.requests, 1)
-            if report.result != "ok":  # cut short: no cheaper than planned
+            if not _ended_whole(report):
                 cost = max(cost, self.reconcile_cost(self._listing_count()))
             self.costs.reconcile = cost
 

@@ -17,6 +17,7 @@ from datetime import datetime
 
 from roomsync.app.daemon.jobs import JobRecord
 from roomsync.app.daemon.planner import Planner
+from roomsync.app.daemon.poll_plan import PollPlan
 from roomsync.app.daemon.resume import ScheduleResume, aware
 from roomsync.app.daemon.run_kinds import DETECT, POLL, PRICES, RECONCILE, REPUSH
 from roomsync.app.daemon.scheduler import ChainScheduler, wall_now
@@ -90,13 +91,14 @@ class Schedule:
             return max(0.0, interval * scale - (now - since).total_seconds())
 
         self._schedule(PRICES, wait(started, self.planner.full_sync_interval()) + self._jitter())
+        last_detection = resume.last_started.get(DETECT)
+        if last_detection is not None:
+            self._last_detection = wall_now() - (now - last_detection) * scale
         for kind, interval in ((POLL, plan.interval), (DETECT, plan.detect_interval)):
-            if kind == DETECT and DETECT in resume.last_started:
-                self._last_detection = wall_now() - (now - resume.last_started[DETECT]) * scale
             if math.isfinite(interval):
                 self._schedule(kind, wait(resume.last_started.get(kind, started), interval))
             else:
-                self._schedule(kind, plan.seconds_to_reset * scale + self._jitter())
+                self._schedule(kind, self._after_reset(plan))
         self.log.info(
             "serving property %s: its last full sync (run %d) ended %s at %s; the schedule goes on "
             "from the store, the next full sync in %.0f s, then %s",
@@ -138,7 +140,7 @@ class Schedule:
             self._schedule_detect(behind)
 
     def _detection_deferred(self) -> bool:
-        """Put off a detection that the plan made again now wants later (and say so): its time was
+        """Put off a detection that the plan made again now wants later: its time was
         set by the plan after the last detection, and the runs since may have spent what it
         counted on. A free licence's detection planned 12 h ahead ran when the plan had none left
         before the reset, took the day's last 21 requests, and the full sync and reconciliation
@@ -146,7 +148,7 @@ class Schedule:
         plan = self.planner.replan()
         scale = self.settings.time_scale
         if not math.isfinite(plan.detect_interval):
-            self._schedule(DETECT, plan.seconds_to_reset * scale + self._jitter())
+            self._schedule(DETECT, self._after_reset(plan))
             return True
         if self._last_detection is None:
             return False
@@ -162,7 +164,7 @@ class Schedule:
         if math.isfinite(plan.interval):
             delay = plan.interval * self.settings.time_scale - took
         else:  # nothing left for polling today: wait for the reset, then spread out
-            delay = plan.seconds_to_reset * self.settings.time_scale + self._jitter()
+            delay = self._after_reset(plan)
         self._schedule(POLL, delay)
 
     def _schedule_detect(self, took: float = 0.0) -> None:
@@ -170,8 +172,12 @@ class Schedule:
         if math.isfinite(plan.detect_interval):
             delay = plan.detect_interval * self.settings.time_scale - took
         else:
-            delay = plan.seconds_to_reset * self.settings.time_scale + self._jitter()
+            delay = self._after_reset(plan)
         self._schedule(DETECT, delay)
+
+    def _after_reset(self, plan: PollPlan) -> float:
+        """Real seconds until just after the quota's reset (jittered, so properties spread out)."""
+        return plan.seconds_to_reset * self.settings.time_scale + self._jitter()
 
     def _jitter(self) -> float:
         return self.rng.uniform(0.0, self.settings.schedule_jitter_seconds) * self.settings.time_scale
