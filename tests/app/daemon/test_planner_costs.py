@@ -15,10 +15,12 @@ from roomsync.adapters.client.quota import QuotaGate, UsageHeaders
 from roomsync.adapters.store import open_store
 from roomsync.app.daemon.planner import Planner
 from roomsync.app.daemon.price_fill import UnreadPrices
+from roomsync.app.daemon.reset_wait import waits_for_reset
 from roomsync.app.daemon.run_kinds import DETECT, PRICES, RECONCILE
 from roomsync.app.daemon.schedule import Schedule
 from roomsync.app.daemon.scheduler import wall_now
 from roomsync.app.sync import SyncReport
+from roomsync.core.budget import BudgetSnapshot
 from roomsync.metrics import Metrics
 from roomsync.property_context import PropertyContext
 from roomsync.settings import Settings
@@ -26,7 +28,7 @@ from roomsync.settings import Settings
 NOW = datetime(2027, 3, 1, tzinfo=UTC)
 
 
-def planner_of(tmp_path: Path, *, with_gate: bool = False, **values: object) -> Planner:
+def planner_of(tmp_path: Path, *, with_gate: bool = False, now: datetime = NOW, **values: object) -> Planner:
     settings = Settings(database_url=f"sqlite:///{tmp_path / 'state.db'}", **values)  # type: ignore[arg-type]
     store = open_store(settings, upgrade=True)
     context = PropertyContext.of(settings)
@@ -37,13 +39,13 @@ def planner_of(tmp_path: Path, *, with_gate: bool = False, **values: object) -> 
         quota=settings.daily_quota,
         reserves=reserves_of(settings),
         headers=headers,
-        clock=lambda: NOW,
+        clock=lambda: now,
     )
     return Planner(
         context,
         store,
         metrics=Metrics(),
-        clock=lambda: NOW,
+        clock=lambda: now,
         log=logging.getLogger("test"),
         gate=lambda: gate if with_gate else None,
     )
@@ -124,5 +126,55 @@ async def test_a_detection_waits_when_the_plan_made_again_at_its_start_wants_it_
         assert schedule._detection_deferred()
         waits = schedule.due_in(DETECT)
         assert waits is not None and waits >= planner.replan().seconds_to_reset
+    finally:
+        schedule.shutdown()
+
+
+def budget(quota: int, used: int) -> BudgetSnapshot:
+    return BudgetSnapshot("default", NOW.date(), quota=quota, used_local=used, used_server=used)
+
+
+def test_a_large_slower_job_waits_for_the_reset_once_the_day_is_under_way() -> None:
+    settings = Settings()
+    reserves = reserves_of(settings)
+    hour = 3_600.0
+    # a free licence's full sync (38 of 100) at 15:00: after the reset, where the day plans for it
+    assert waits_for_reset(settings, budget(100, 40), reserves, cost=38, seconds_to_reset=9 * hour)
+    # the same just after the reset (the deferred one comes due then): it runs
+    assert waits_for_reset(settings, budget(100, 3), reserves, cost=38, seconds_to_reset=23.5 * hour) is None
+    # a paid licence's full sync (30 of 1,500) keeps its cadence
+    assert waits_for_reset(settings, budget(1_500, 600), reserves, cost=30, seconds_to_reset=9 * hour) is None
+    # but not past the day's ceiling (spend_share 0.6: 900), whatever the hour
+    why = waits_for_reset(settings, budget(1_500, 880), reserves, cost=30, seconds_to_reset=23.5 * hour)
+    assert why is not None and "20 left" in why
+
+
+async def test_a_full_sync_due_late_in_a_free_day_runs_after_the_reset_but_never_the_first(
+    tmp_path: Path,
+) -> None:
+    planner = planner_of(tmp_path, with_gate=True, now=NOW + timedelta(hours=15), daily_quota=100)
+    ran: list[str] = []
+
+    async def run(kind: str) -> bool:
+        ran.append(kind)
+        return True
+
+    schedule = Schedule(planner, run, rng=random.Random(1), log=planner.log)
+    try:
+        planner.costs.full_sync = 38
+        assert planner.replan().seconds_to_reset == 9 * 3_600  # 15:00 UTC, the gate's day
+        schedule._first_full_sync = True
+        await schedule._fire(PRICES)  # the first full sync runs whatever it costs
+        assert ran == [PRICES]
+        await schedule._fire(PRICES)  # a later one waits for the reset
+        assert ran == [PRICES]
+        waits = schedule.due_in(PRICES)
+        assert waits is not None and waits >= planner.replan().seconds_to_reset
+        # a detection that comes due just before it is put off until after it
+        schedule._scheduler.schedule(PRICES, 30 * planner.settings.time_scale, lambda: None)
+        await schedule._fire(DETECT)
+        assert ran == [PRICES]
+        waits = schedule.due_in(DETECT)
+        assert waits is not None and waits >= 30 + planner.settings.detect_min_seconds - 1
     finally:
         schedule.shutdown()

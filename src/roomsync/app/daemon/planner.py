@@ -34,6 +34,7 @@ from roomsync.app.daemon.poll_plan import PollPlan
 from roomsync.app.daemon.price_fill import UnreadPrices, fill_status
 from roomsync.app.daemon.price_reads import fill_reads_per_day, least_price_reads, price_read_allowance
 from roomsync.app.daemon.recent_changes import RecentChanges
+from roomsync.app.daemon.reset_wait import waits_for_reset
 from roomsync.app.daemon.resume import HEALTHY_RESULTS
 from roomsync.app.daemon_view import PriceFillStatus
 from roomsync.app.sync import NoMapping, SyncReport
@@ -179,9 +180,13 @@ class Planner:
 
     @property
     def _warm_cost(self) -> int:
-        """What the next full sync costs without a price fill."""
+        """What the next full sync costs without a price fill: after a cold one, a quiet full
+        sync's reads plus what a detection's changes cost (a full sync finds at least what a
+        detection finds: its narrowing reads, the closures it locates, its writes). The quiet
+        estimate alone planned a free licence's first warm full sync at 9 requests; it cost 31-38
+        (the week bench's trace, 2026-12-06)."""
         if self._last_full_sync_cold and self._warm_estimate is not None:
-            return self._warm_estimate
+            return self._warm_estimate + round(self.costs.detect_cost - self.costs.check_windows)
         return self._full_sync_warm
 
     def reconcile_cost(self, listings: int) -> int:
@@ -249,6 +254,19 @@ class Planner:
             quota=self._quota(),  # one gate for all the property's clients
             last_cost=self.costs.full_sync,
             failures=self.full_sync_failures,
+        )
+
+    def slower_job_waits(self, kind: str) -> str | None:
+        """Why the full sync or reconciliation due now waits for the quota's reset, or None
+        (:func:`.reset_wait.waits_for_reset`, at its planned cost)."""
+        if kind == run_kinds.PRICES:
+            cost = self.costs.full_sync
+        else:
+            cost = self.reconcile_cost(self._listing_count())
+        gate = self.gate
+        seconds_to_reset = max((gate.resets_at() - self.clock()).total_seconds(), 0.0)
+        return waits_for_reset(
+            self.settings, gate.snapshot(), self.reserves, cost=cost, seconds_to_reset=seconds_to_reset
         )
 
     def reconcile_interval(self) -> float:

@@ -22,6 +22,9 @@ from roomsync.app.daemon.resume import ScheduleResume, aware
 from roomsync.app.daemon.run_kinds import DETECT, POLL, PRICES, RECONCILE, REPUSH
 from roomsync.app.daemon.scheduler import ChainScheduler, wall_now
 
+SLOWER_JOBS = (PRICES, RECONCILE)
+"""The jobs at a fixed cadence that read the whole horizon (and may wait for the reset)."""
+
 DETECTION_KEPT_WITHIN = 0.25
 """A detection due by an earlier plan runs when the plan made again at its start wants it at most
 this share of its interval later; otherwise it waits for that plan."""
@@ -52,6 +55,8 @@ class Schedule:
         self._stopping = False
         self._last_detection: datetime | None = None
         """When the last scheduled detection started (wall time)."""
+        self._first_full_sync = False
+        """The property's first full sync is pending (it never waits for the reset)."""
 
     def start(self) -> None:
         self._scheduler.start()
@@ -62,6 +67,7 @@ class Schedule:
         reconciliation and the re-push an interval from now."""
         scale = self.settings.time_scale
         if resume is None:
+            self._first_full_sync = True
             self._schedule(PRICES, self._jitter())
         else:
             self._continue(resume, prices)
@@ -112,8 +118,10 @@ class Schedule:
 
     async def _fire(self, kind: str) -> None:
         due = self._scheduler.due(kind) or wall_now()
+        if kind in SLOWER_JOBS and self._slower_job_deferred(kind):
+            return
         if kind == DETECT:
-            if self._detection_deferred():
+            if self._detection_covered() or self._detection_deferred():
                 return
             self._last_detection = wall_now()
         self._firing.add(kind)
@@ -136,8 +144,43 @@ class Schedule:
             # both read availability: the next poll counts from this one (a poll already under way
             # schedules its own successor: one chain of polls, never two)
             self._schedule_poll(behind)
-        if kind == DETECT or (kind == PRICES and DETECT not in self._firing):
+        if kind == DETECT or (kind in SLOWER_JOBS and DETECT not in self._firing):
+            # a full sync or reconciliation read all a detection reads: the next counts from it
             self._schedule_detect(behind)
+
+    def _slower_job_deferred(self, kind: str) -> bool:
+        """Put off a full sync or reconciliation that the day cannot pay for now until just
+        after the quota's reset (:func:`.reset_wait.waits_for_reset`); never the first full sync."""
+        if kind == PRICES and self._first_full_sync:
+            self._first_full_sync = False
+            return False
+        why = self.planner.slower_job_waits(kind)
+        if why is None:
+            return False
+        plan = self.planner.replan()
+        delay = self._after_reset(plan)
+        self._schedule(kind, delay)
+        self.log.info(
+            "%s waits for the quota's reset (in %.1f h): %s",
+            "full sync" if kind == PRICES else "reconciliation",
+            plan.seconds_to_reset / 3600,
+            why,
+        )
+        return True
+
+    def _detection_covered(self) -> bool:
+        """Put off a detection while a full sync or reconciliation runs or is about to (within
+        ``detect_min_seconds``): it reads all the detection would, and its end schedules the next
+        detection. Both waited for the reset and came due together: a free licence's detection
+        first, then the full sync, spent the day's change-driven reads twice."""
+        scale = self.settings.time_scale
+        soon = self.settings.detect_min_seconds
+        for kind in SLOWER_JOBS:
+            due = self.due_in(kind)
+            if kind in self._firing or (due is not None and due <= soon):
+                self._schedule(DETECT, ((due or 0.0) + soon) * scale)
+                return True
+        return False
 
     def _detection_deferred(self) -> bool:
         """Put off a detection that the plan made again now wants later: its time was
