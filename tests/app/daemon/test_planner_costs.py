@@ -15,7 +15,7 @@ from roomsync.adapters.client.quota import QuotaGate, UsageHeaders
 from roomsync.adapters.store import open_store
 from roomsync.app.daemon.planner import Planner
 from roomsync.app.daemon.price_fill import UnreadPrices
-from roomsync.app.daemon.reset_wait import waits_for_reset
+from roomsync.app.daemon.reset_wait import planned_due, waits_for_reset
 from roomsync.app.daemon.run_kinds import DETECT, PRICES, RECONCILE
 from roomsync.app.daemon.schedule import Schedule
 from roomsync.app.daemon.scheduler import wall_now
@@ -142,6 +142,12 @@ def test_a_large_slower_job_waits_for_the_reset_once_the_day_is_under_way() -> N
     assert waits_for_reset(settings, budget(100, 40), reserves, cost=38, seconds_to_reset=9 * hour)
     # the same just after the reset (the deferred one comes due then): it runs
     assert waits_for_reset(settings, budget(100, 3), reserves, cost=38, seconds_to_reset=23.5 * hour) is None
+    # one large job a day: a reconciliation due with it waits for the next reset
+    assert waits_for_reset(settings, budget(100, 45), reserves, cost=38, seconds_to_reset=23.5 * hour)
+    # today's plan keeps nothing for a large job that will wait: it counts it due at the reset
+    assert planned_due(6 * hour, cost=38, quota=100, seconds_to_reset=9 * hour) == 9 * hour
+    assert planned_due(0.2 * hour, cost=38, quota=100, seconds_to_reset=23.5 * hour) == 0.2 * hour
+    assert planned_due(6 * hour, cost=30, quota=1_500, seconds_to_reset=9 * hour) == 6 * hour
     # a paid licence's full sync (30 of 1,500) keeps its cadence
     assert waits_for_reset(settings, budget(1_500, 600), reserves, cost=30, seconds_to_reset=9 * hour) is None
     # but not past the day's ceiling (spend_share 0.6: 900), whatever the hour

@@ -34,7 +34,7 @@ from roomsync.app.daemon.poll_plan import PollPlan
 from roomsync.app.daemon.price_fill import UnreadPrices, fill_status
 from roomsync.app.daemon.price_reads import fill_reads_per_day, least_price_reads, price_read_allowance
 from roomsync.app.daemon.recent_changes import RecentChanges
-from roomsync.app.daemon.reset_wait import waits_for_reset
+from roomsync.app.daemon.reset_wait import planned_due, waits_for_reset
 from roomsync.app.daemon.resume import HEALTHY_RESULTS
 from roomsync.app.daemon_view import PriceFillStatus
 from roomsync.app.sync import NoMapping, SyncReport
@@ -161,6 +161,11 @@ class Planner:
             self._warm_estimate = await run_kinds.warm_full_sync_cost(runs)
         self.cost_full_syncs()
 
+    def _seconds_to_reset(self) -> float | None:
+        """Seconds until the quota's reset, as the gate knows it (None before the daemon opens it)."""
+        gate = self._gate()
+        return None if gate is None else max((gate.resets_at() - self.clock()).total_seconds(), 0.0)
+
     def _quota(self) -> int:
         gate = self._gate()
         return gate.quota if gate is not None else self.settings.daily_quota
@@ -206,6 +211,14 @@ class Planner:
         """What each kind of run costs, a full sync at its warm cost (no price fill)."""
         listings = self._listing_count()
         reconcile = self.reconcile_cost(listings)
+        quota, to_reset = self._quota(), self._seconds_to_reset()
+
+        def due(kind: str, cost: float) -> float | None:
+            at = self._due_in(kind)
+            return (
+                at if to_reset is None else planned_due(at, cost=cost, quota=quota, seconds_to_reset=to_reset)
+            )
+
         return DayCosts(
             listings=listings,
             poll_cost=self.costs.poll_cost,
@@ -215,8 +228,8 @@ class Planner:
             reconcile_cost=reconcile,
             reconcile_every=reconcile_delay(self.settings, quota=self._quota(), last_cost=reconcile),
             next_due=NextDue(
-                price_detection=self._due_in(run_kinds.PRICES),
-                reconciliation=self._due_in(run_kinds.RECONCILE),
+                price_detection=due(run_kinds.PRICES, self.costs.full_sync),
+                reconciliation=due(run_kinds.RECONCILE, reconcile),
                 connected_repush=self._due_in(run_kinds.REPUSH),
             ),
         )
@@ -263,10 +276,12 @@ class Planner:
             cost = self.costs.full_sync
         else:
             cost = self.reconcile_cost(self._listing_count())
-        gate = self.gate
-        seconds_to_reset = max((gate.resets_at() - self.clock()).total_seconds(), 0.0)
         return waits_for_reset(
-            self.settings, gate.snapshot(), self.reserves, cost=cost, seconds_to_reset=seconds_to_reset
+            self.settings,
+            self.gate.snapshot(),
+            self.reserves,
+            cost=cost,
+            seconds_to_reset=self._seconds_to_reset() or 0.0,
         )
 
     def reconcile_interval(self) -> float:
