@@ -144,6 +144,10 @@ def test_a_large_slower_job_waits_for_the_reset_once_the_day_is_under_way() -> N
     assert waits_for_reset(settings, budget(100, 3), reserves, cost=38, seconds_to_reset=23.5 * hour) is None
     # one large job a day: a reconciliation due with it waits for the next reset
     assert waits_for_reset(settings, budget(100, 45), reserves, cost=38, seconds_to_reset=23.5 * hour)
+    # nor while the other slower job runs (both fired at the reset; it has spent nothing yet)
+    assert waits_for_reset(
+        settings, budget(100, 2), reserves, cost=38, seconds_to_reset=23.9 * hour, another_runs=True
+    )
     # today's plan keeps nothing for a large job that will wait: it counts it due at the reset
     assert planned_due(6 * hour, cost=38, quota=100, seconds_to_reset=9 * hour) == 9 * hour
     assert planned_due(0.2 * hour, cost=38, quota=100, seconds_to_reset=23.5 * hour) == 0.2 * hour

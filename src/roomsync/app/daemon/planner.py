@@ -269,7 +269,7 @@ class Planner:
             failures=self.full_sync_failures,
         )
 
-    def slower_job_waits(self, kind: str) -> str | None:
+    def slower_job_waits(self, kind: str, *, another_runs: bool = False) -> str | None:
         """Why the full sync or reconciliation due now waits for the quota's reset, or None
         (:func:`.reset_wait.waits_for_reset`, at its planned cost)."""
         if kind == run_kinds.PRICES:
@@ -282,6 +282,7 @@ class Planner:
             self.reserves,
             cost=cost,
             seconds_to_reset=self._seconds_to_reset() or 0.0,
+            another_runs=another_runs,
         )
 
     def reconcile_interval(self) -> float:

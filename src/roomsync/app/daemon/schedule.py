@@ -154,7 +154,9 @@ class Schedule:
         if kind == PRICES and self._first_full_sync:
             self._first_full_sync = False
             return False
-        why = self.planner.slower_job_waits(kind)
+        # both came due after the same reset: the one that fired first has spent nothing yet
+        another = any(other in self._firing for other in SLOWER_JOBS if other != kind)
+        why = self.planner.slower_job_waits(kind, another_runs=another)
         if why is None:
             return False
         plan = self.planner.replan()
