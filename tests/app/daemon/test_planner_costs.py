@@ -149,7 +149,9 @@ def test_a_large_slower_job_waits_for_the_reset_once_the_day_is_under_way() -> N
         settings, budget(100, 2), reserves, cost=38, seconds_to_reset=23.9 * hour, another_runs=True
     )
     # today's plan keeps nothing for a large job that will wait: it counts it due at the reset
-    assert planned_due(6 * hour, cost=38, quota=100, seconds_to_reset=9 * hour) == 9 * hour
+    assert planned_due(6 * hour, cost=38, quota=100, seconds_to_reset=9 * hour) == math.inf
+    # nor for one put off until the reset, read a moment before it (any cost)
+    assert planned_due(51_507, cost=9, quota=100, seconds_to_reset=51_516) == math.inf
     assert planned_due(0.2 * hour, cost=38, quota=100, seconds_to_reset=23.5 * hour) == 0.2 * hour
     assert planned_due(6 * hour, cost=30, quota=1_500, seconds_to_reset=9 * hour) == 6 * hour
     # a paid licence's full sync (30 of 1,500) keeps its cadence
