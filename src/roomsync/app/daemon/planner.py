@@ -161,7 +161,7 @@ class Planner:
             self._warm_estimate = await run_kinds.warm_full_sync_cost(runs)
         self.cost_full_syncs()
 
-    def _seconds_to_reset(self) -> float | None:
+    def seconds_to_reset(self) -> float | None:
         """Seconds until the quota's reset, as the gate knows it (None before the daemon opens it)."""
         gate = self._gate()
         return None if gate is None else max((gate.resets_at() - self.clock()).total_seconds(), 0.0)
@@ -211,10 +211,10 @@ class Planner:
         """What each kind of run costs, a full sync at its warm cost (no price fill)."""
         listings = self._listing_count()
         reconcile = self.reconcile_cost(listings)
-        quota, to_reset = self._quota(), self._seconds_to_reset()
+        quota, to_reset = self._quota(), self.seconds_to_reset()
 
-        def due(kind: str, cost: float) -> float | None:
-            at = self._due_in(kind)
+        def due(kind: str) -> float | None:
+            at, cost = self._due_in(kind), self._slower_job_cost(kind, listings)
             return (
                 at if to_reset is None else planned_due(at, cost=cost, quota=quota, seconds_to_reset=to_reset)
             )
@@ -226,10 +226,10 @@ class Planner:
             full_sync_cost=self._warm_cost,
             full_sync_every=self.full_sync_interval(),
             reconcile_cost=reconcile,
-            reconcile_every=reconcile_delay(self.settings, quota=self._quota(), last_cost=reconcile),
+            reconcile_every=reconcile_delay(self.settings, quota=quota, last_cost=reconcile),
             next_due=NextDue(
-                price_detection=due(run_kinds.PRICES, self.costs.full_sync),
-                reconciliation=due(run_kinds.RECONCILE, reconcile),
+                price_detection=due(run_kinds.PRICES),
+                reconciliation=due(run_kinds.RECONCILE),
                 connected_repush=self._due_in(run_kinds.REPUSH),
             ),
         )
@@ -269,19 +269,19 @@ class Planner:
             failures=self.full_sync_failures,
         )
 
+    def _slower_job_cost(self, kind: str, listings: int) -> int:
+        """What the next full sync (with its price fill) or reconciliation is planned to cost."""
+        return self.costs.full_sync if kind == run_kinds.PRICES else self.reconcile_cost(listings)
+
     def slower_job_waits(self, kind: str, *, another_runs: bool = False) -> str | None:
         """Why the full sync or reconciliation due now waits for the quota's reset, or None
         (:func:`.reset_wait.waits_for_reset`, at its planned cost)."""
-        if kind == run_kinds.PRICES:
-            cost = self.costs.full_sync
-        else:
-            cost = self.reconcile_cost(self._listing_count())
         return waits_for_reset(
             self.settings,
             self.gate.snapshot(),
             self.reserves,
-            cost=cost,
-            seconds_to_reset=self._seconds_to_reset() or 0.0,
+            cost=self._slower_job_cost(kind, self._listing_count()),
+            seconds_to_reset=self.seconds_to_reset() or 0.0,
             another_runs=another_runs,
         )
 

@@ -17,7 +17,6 @@ from datetime import datetime
 
 from roomsync.app.daemon.jobs import JobRecord
 from roomsync.app.daemon.planner import Planner
-from roomsync.app.daemon.poll_plan import PollPlan
 from roomsync.app.daemon.resume import ScheduleResume, aware
 from roomsync.app.daemon.run_kinds import DETECT, POLL, PRICES, RECONCILE, REPUSH
 from roomsync.app.daemon.scheduler import ChainScheduler, wall_now
@@ -104,7 +103,7 @@ class Schedule:
             if math.isfinite(interval):
                 self._schedule(kind, wait(resume.last_started.get(kind, started), interval))
             else:
-                self._schedule(kind, self._after_reset(plan))
+                self._schedule(kind, self._after_reset(plan.seconds_to_reset))
         self.log.info(
             "serving property %s: its last full sync (run %d) ended %s at %s; the schedule goes on "
             "from the store, the next full sync in %.0f s, then %s",
@@ -159,13 +158,12 @@ class Schedule:
         why = self.planner.slower_job_waits(kind, another_runs=another)
         if why is None:
             return False
-        plan = self.planner.replan()
-        delay = self._after_reset(plan)
-        self._schedule(kind, delay)
+        seconds_to_reset = self.planner.seconds_to_reset() or 0.0
+        self._schedule(kind, self._after_reset(seconds_to_reset))
         self.log.info(
             "%s waits for the quota's reset (in %.1f h): %s",
             "full sync" if kind == PRICES else "reconciliation",
-            plan.seconds_to_reset / 3600,
+            seconds_to_reset / 3600,
             why,
         )
         return True
@@ -193,7 +191,7 @@ class Schedule:
         plan = self.planner.replan()
         scale = self.settings.time_scale
         if not math.isfinite(plan.detect_interval):
-            self._schedule(DETECT, self._after_reset(plan))
+            self._schedule(DETECT, self._after_reset(plan.seconds_to_reset))
             return True
         if self._last_detection is None:
             return False
@@ -209,7 +207,7 @@ class Schedule:
         if math.isfinite(plan.interval):
             delay = plan.interval * self.settings.time_scale - took
         else:  # nothing left for polling today: wait for the reset, then spread out
-            delay = self._after_reset(plan)
+            delay = self._after_reset(plan.seconds_to_reset)
         self._schedule(POLL, delay)
 
     def _schedule_detect(self, took: float = 0.0) -> None:
@@ -217,12 +215,12 @@ class Schedule:
         if math.isfinite(plan.detect_interval):
             delay = plan.detect_interval * self.settings.time_scale - took
         else:
-            delay = self._after_reset(plan)
+            delay = self._after_reset(plan.seconds_to_reset)
         self._schedule(DETECT, delay)
 
-    def _after_reset(self, plan: PollPlan) -> float:
+    def _after_reset(self, seconds_to_reset: float) -> float:
         """Real seconds until just after the quota's reset (jittered, so properties spread out)."""
-        return plan.seconds_to_reset * self.settings.time_scale + self._jitter()
+        return seconds_to_reset * self.settings.time_scale + self._jitter()
 
     def _jitter(self) -> float:
         return self.rng.uniform(0.0, self.settings.schedule_jitter_seconds) * self.settings.time_scale
