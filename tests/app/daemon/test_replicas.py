@@ -67,7 +67,7 @@ from daemon_harness import (
 from test_daemon_day import Day, channel_differences, inactive_listings
 
 from roomsync.adapters.store import open_store
-from roomsync.app.daemon.resume import HEALTHY_RESULTS
+from roomsync.app.daemon.freshness import WELL_ENDED
 from roomsync.app.sync.mapping_io import parse_mapping_toml
 from roomsync.core.property import PropertyRecord
 from roomsync.emulator.clock import EmulatorClock
@@ -363,7 +363,7 @@ def first_full_syncs(database_url: str) -> dict[str, tuple[int, datetime | None]
     for property_id, spent, finished, result in rows:
         so_far, ended = first.get(property_id, (0, None))
         if ended is None:
-            first[property_id] = (so_far + int(spent or 0), finished if result in HEALTHY_RESULTS else None)
+            first[property_id] = (so_far + int(spent or 0), finished if result in WELL_ENDED else None)
     return first
 
 

@@ -18,7 +18,6 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from roomsync.adapters.store import Store
-from roomsync.app.daemon.resume import HEALTHY_RESULTS
 from roomsync.app.sync import ListingStatus, SyncReport
 from roomsync.core.activity import ChangeKind, hour_of_week
 
@@ -29,11 +28,12 @@ READS: dict[ChangeKind, tuple[str, ...]] = {
 }
 """The run kinds that read each kind of PMS fact."""
 
+WELL_ENDED = ("ok", "ok_with_warnings")
+
 
 def newest_reads(store: Store, property_id: str) -> dict[ChangeKind, datetime | None]:
     """When the newest PMS read of each kind started (None: never)."""
-    runs = store.sync_runs
-    return {kind: runs.latest_start(property_id, kinds, HEALTHY_RESULTS) for kind, kinds in READS.items()}
+    return {kind: store.sync_runs.latest_start(property_id, runs, WELL_ENDED) for kind, runs in READS.items()}
 
 
 def changes_seen(report: SyncReport) -> dict[ChangeKind, int]:
