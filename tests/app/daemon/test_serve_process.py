@@ -294,6 +294,9 @@ def test_a_restarted_daemon_goes_on_with_the_schedule_the_store_shows(
     assert runs("sync") == 1
     polls = runs("poll")
 
+    # a fresh port for each start: the last one's may be another test's outgoing connection's by
+    # now (a bind there failed with "Address already in use" in CI, 2026-12-06)
+    env = {**env, "ROOMSYNC_SERVE_PORT": str(free_port())}
     again = start_daemon(env, tmp_path / "again.log")
     try:
         wait_until(lambda: runs("poll") > polls or None, 30, "a poll of the restarted daemon")
@@ -305,7 +308,7 @@ def test_a_restarted_daemon_goes_on_with_the_schedule_the_store_shows(
 
     with sqlite3.connect(database) as db:  # the last full sync as if it had failed
         db.execute("UPDATE sync_run SET result = 'failed' WHERE kind = 'sync'")
-    third = start_daemon(env, tmp_path / "third.log")
+    third = start_daemon({**env, "ROOMSYNC_SERVE_PORT": str(free_port())}, tmp_path / "third.log")
     try:
         wait_until(lambda: runs("sync") == 2 or None, 60, "a full sync at once")
         assert "first full sync now" in third.log()
