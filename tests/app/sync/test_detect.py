@@ -6,8 +6,8 @@ the emulator's PMS and channel read-backs, never against the engine's own view.
 
 from __future__ import annotations
 
-from dataclasses import replace
-from datetime import timedelta
+from dataclasses import dataclass, replace
+from datetime import UTC, date, datetime, timedelta
 
 from sync_harness import (
     DETECT_NIGHTS,
@@ -28,13 +28,18 @@ from sync_harness import (
     synced,
 )
 
+from roomsync.adapters.client import QuotaExhausted
 from roomsync.adapters.store import Store
 from roomsync.app.daemon.freshness import changes_seen
 from roomsync.app.sync import ListingStatus
+from roomsync.app.sync.closures import CombinedReader, _locate
+from roomsync.app.sync.pms import closure_readers
 from roomsync.app.sync.runs.detect import detect_changes
 from roomsync.app.sync.runs.full_sync import sync_property
 from roomsync.app.sync.runs.property_sync import SyncOptions
 from roomsync.core.activity import ChangeKind
+from roomsync.core.api.pms.availability import RoomTypeAvailability
+from roomsync.core.catalog.types import Priority
 
 
 async def test_nothing_changed_costs_the_check_of_the_near_nights_only(
@@ -191,3 +196,69 @@ async def test_a_price_edit_deep_in_a_window_is_found_though_the_run_may_read_fe
     assert report.pms.price_reads > 5  # the splits down to one night, past the fill's cap
     assert report.pms.price_fill_reads == 0
     assert_converged(emulator, control)
+
+
+COMBINED = "POST /v1/Availability/RoomType/Combined"
+"""The locating read (the check's windows are ``CombinedExtended``)."""
+
+
+async def test_a_new_closure_is_located_at_about_log2_of_its_window_plus_its_nights(
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
+) -> None:
+    """A closure of three nights, of two room types at once, inside the detection's 60 nights:
+    its first night by halving (at most ceil(log2 60) = 6 reads), its nights walked one read each
+    with the open night after it (3), and one read of the nights after that (1): 10 locating
+    reads shared by both types, where halving both halves down to single nights cost 15-18 (the
+    week bench's first day, 2026-12-06)."""
+    sync = await synced(make_sync, sqlite_store, emulator, control)
+    control.clear_log()
+    for room_type_id in (1, 2):
+        body = {"dateFrom": night(30), "dateTo": night(32), "roomTypeId": room_type_id}
+        control.call("POST", "/pms/close", body)
+
+    report = await detect_changes(sync)
+
+    assert report.result == "ok" and report.pms.closures_changed == (1, 2)
+    assert control.counts().get(COMBINED, 0) <= 6 + 3 + 1
+    assert_converged(emulator, control)
+
+
+@dataclass
+class Budgeted:
+    """A locating read that the budget refuses after ``allowed`` reads (``QuotaExhausted``, as the
+    client's budget raises it, before anything is sent)."""
+
+    read_combined: CombinedReader
+    allowed: int
+    spent: int = 0
+
+    async def read(self, first: date, last: date) -> RoomTypeAvailability:
+        if self.spent == self.allowed:
+            now, priority = datetime.now(UTC), Priority.AVAILABILITY
+            raise QuotaExhausted("test budget", priority=priority, remaining=0, reserve=0, resets_at=now)
+        self.spent += 1
+        return await self.read_combined(first, last)
+
+
+async def test_nights_still_in_question_when_the_budget_stops_the_locating_count_as_closed(
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
+) -> None:
+    """The budget refusing the locating reads after the first few: no night the PMS holds closed
+    is reported open (an open one may be reported closed until the next sync: not offered beats
+    oversold)."""
+    sync = await synced(make_sync, sqlite_store, emulator, control)
+    control.call("POST", "/pms/close", {"dateFrom": night(30), "dateTo": night(32), "roomTypeId": 1})
+    control.call("POST", "/pms/close", {"dateFrom": night(40), "dateTo": night(40), "roomTypeId": 1})
+    _, combined = closure_readers(sync.client)
+    first, last = FIRST + timedelta(days=24), FIRST + timedelta(days=59)
+    pms_closed = {n for n in emulator.state.pms.room_type_closures.get(1, set()) if first <= n <= last}
+    for allowed in range(40):  # until a budget suffices
+        budgeted = Budgeted(combined, allowed)
+
+        found, reads, cut_short = await _locate(budgeted.read, first, last, {1})
+
+        assert pms_closed <= found[1], f"after {allowed} reads: closed nights reported open"
+        assert reads == budgeted.spent and (cut_short or found[1] == pms_closed), f"after {allowed} reads"
+        if not cut_short:
+            break
+    assert not cut_short and allowed > 5, f"{allowed} reads located every closure"  # the loop was tested

@@ -72,7 +72,8 @@ def test_demo_gives_the_same_result_every_time_and_says_where_it_writes(tmp_path
     assert "what it cost" in output and "listing 2001/41000003 on the channel" in output
     header = row_of(output, "step")
     plan = dict(zip(header, row_of(output, "plan (reads only)"), strict=True))
-    assert plan["requests"] == "393" and plan["result"] == "planned"  # a cold start, every time
+    # a cold start, every time (393 until the locating walked closed runs: 2026-12-06)
+    assert plan["requests"] == "382" and plan["result"] == "planned"
     quiet = dict(zip(header, row_of(output, "sync, nothing changed"), strict=True))
     # the free rooms and the closure check around the closures of the room types the demo pushes
     # to (1, 2, 4; the suites, 3, are not connected on the channel), nothing else

@@ -9,20 +9,22 @@
   ``CombinedExtended`` so the same answers settle the price detection's window totals. Per window
   and type the answer says open, still closed, lifted, or closed anew
   (:func:`~roomsync.core.sync.closure_windows.judge_window`);
-* a type closed anew in a window has its closed nights LOCATED by splitting the window in halves,
-  with one ``Combined`` read per half in question, shared by all the types still open there:
-
-  * parent closed, left half open  =>  the right half is closed (no read needed);
-  * parent closed, left half closed  =>  the right half must be read.
+* a type closed anew in a window has its closed nights LOCATED with ``Combined`` reads shared
+  by all the types whose answers agree (:func:`_locate`): the first closed night by halving the
+  nights still in question (left half closed: it is there; open: on the right, no read needed),
+  then the run walked one night per read (a read says "closed on some night", never "on every
+  night": only a one-night read shows a night closed), then one read of the nights after the run
+  (open: done; closed: the next run's first night by halving again).
 
 Cost: one read per check window (``1 + 2k`` for ``k`` known closed runs), plus about
-``2 * ceil(log2(W))`` reads per new closed run in a window of ``W`` nights (365 nights, one new
-run of 3 nights: 16 to 18 reads). Located closures are kept in the store (``store.sync_state``: a
-run of nights per row, replaced per room type); :func:`read_closures` with ``relocate=True``
+``log2(W) + n + 2`` reads per new closed run of ``n`` nights in a window of ``W`` nights (60
+nights, a run of 3: 10 reads, where halving both halves down to single nights cost 13, and 15-18
+in the week bench). Located closures are kept in the store (``store.sync_state``: a run of nights
+per row, replaced per room type); :func:`read_closures` with ``relocate=True``
 (reconciliation) also locates again, within its own window, every known run still reported
 closed, which finds the one blind spot of the check: a closure lifted on only some nights of a
-known closed run (about ``2 * ceil(log2(n))`` reads for a run of ``n`` nights, where forgetting
-every closure and locating them across the horizon cost ``2 * ceil(log2(W))`` per run). The
+known closed run (about ``log2(n) + n`` reads for a run of ``n`` nights, where forgetting every
+closure and locating them across the horizon cost ``log2(W) + n + 2`` per run). The
 cheap runs that read no closures (the poll, the targeted push) take them from the store (:func:`remembered`).
 The store is a cache, never the truth: losing it costs requests, not correctness.
 
@@ -36,6 +38,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Collection, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
+from typing import Literal
 
 from roomsync.adapters.client import QuotaExhausted
 from roomsync.core.activity import edits_in
@@ -300,43 +303,94 @@ async def _read_all(
     return answers, refusal
 
 
+@dataclass(frozen=True)
+class _Question:
+    """What locating still asks of ``types`` in a window ending on its ``last`` night:
+
+    * ``first``: each type's first closed night not yet found is in ``a..b`` (and ``a..b`` holds
+      one), found by halving the prefix: the left half closed, it is there, else on the right;
+    * ``walk``: night ``a - 1`` is closed; is ``a``? (one single-night read: a closed run is walked
+      night by night, since "closed on some night" cannot say "closed on every night");
+    * ``rest``: is any night of ``a..b`` (``b`` the window's last) closed (night ``a - 1`` is open)?
+    """
+
+    kind: Literal["first", "walk", "rest"]
+    a: date
+    b: date
+    types: frozenset[int]
+
+    def read_span(self) -> tuple[date, date]:
+        if self.kind == "first":
+            return self.a, self.a + timedelta(days=((self.b - self.a).days + 1 + 1) // 2 - 1)
+        if self.kind == "walk":
+            return self.a, self.a
+        return self.a, self.b
+
+    def in_question(self, last: date) -> Iterable[date]:
+        """The nights counted closed when the budget stops the locating here: all from ``a`` to
+        the window's ``last`` (a ``first`` question's types have the nights after ``b`` still to
+        walk or read)."""
+        return nights(self.a, last)
+
+    def answered(self, closed_types: frozenset[int], last: date) -> tuple[list[_Question], frozenset[int]]:
+        """The questions the answer to :meth:`read_span` leaves (the nearer last), and the types
+        now known closed on night ``a`` (a walk's)."""
+        yes, no = closed_types & self.types, self.types - closed_types
+        after: list[_Question] = []
+        if self.kind == "first":
+            _, middle = self.read_span()
+            if no:
+                after.append(_Question("first", middle + ONE_DAY, self.b, no))
+            if yes:
+                after.append(_Question("first", self.a, middle, yes))
+            return after, frozenset()
+        if self.kind == "walk":
+            if no and self.a < last:
+                after.append(_Question("rest", self.a + ONE_DAY, last, no))
+            if yes and self.a < last:
+                after.append(_Question("walk", self.a + ONE_DAY, last, yes))
+            return after, yes
+        if yes:
+            after.append(_Question("first", self.a, last, yes))
+        return after, frozenset()
+
+
 async def _locate(
     read: CombinedReader, first: date, last: date, types: set[int]
 ) -> tuple[dict[int, frozenset[date]], int, bool]:
-    """Closed nights of ``types`` (each known closed somewhere in ``first..last``)."""
+    """Closed nights of ``types`` (each known closed somewhere in ``first..last``): per closed run,
+    its first night by halving (about ``log2`` of the nights before it, from ``first``), then the
+    run walked a night at a time, then one read of the nights after it (open: done). A run of
+    ``n`` nights in a window of ``W`` costs about ``log2(W) + n + 2`` reads; the halving of both
+    halves that this replaced cost ``2 log2(W)`` plus about ``2 n`` (the week bench's first day
+    paid 15-18 reads per closure of 1-3 nights). Reads are shared by the types whose answers
+    agree."""
     closed: dict[int, set[date]] = {t: set() for t in types}
-    pending: list[tuple[date, date, frozenset[int]]] = [(first, last, frozenset(types))]
+    pending = [_Question("first", first, last, frozenset(types))]
     reads = 0
     cut_short = False
     while pending:
-        a, b, open_types = pending.pop()
-        if a == b:
-            for t in open_types:
-                closed[t].add(a)
+        question = pending.pop()
+        if question.kind == "first" and question.a == question.b:  # the only night left: closed
+            for t in question.types:
+                closed[t].add(question.a)
+            if question.a < last:
+                pending.append(_Question("walk", question.a + ONE_DAY, last, question.types))
             continue
         if cut_short:
-            for t in open_types:
-                closed[t].update(nights(a, b))
+            for t in question.types:
+                closed[t].update(question.in_question(last))
             continue
-        middle = a + timedelta(days=((b - a).days + 1 + 1) // 2 - 1)
         try:
-            left_answer = await read(a, middle)
-            reads += 1
-            left_flags = _flags(left_answer)
-            left_open = frozenset(t for t in open_types if left_flags.get(t, False))
-            right_open = open_types - left_open  # closed in the parent, open on the left
-            if left_open:
-                right_answer = await read(middle + ONE_DAY, b)
-                reads += 1
-                right_flags = _flags(right_answer)
-                right_open = right_open | frozenset(t for t in left_open if right_flags.get(t, False))
+            answer = await read(*question.read_span())
         except QuotaExhausted:
             cut_short = True
-            pending.append((a, b, open_types))
+            pending.append(question)
             continue
-        # the right half is pushed first so the nearer left half is settled first
-        if right_open:
-            pending.append((middle + ONE_DAY, b, right_open))
-        if left_open:
-            pending.append((a, middle, left_open))
+        reads += 1
+        flags = _flags(answer)
+        after, closed_here = question.answered(frozenset(t for t, flag in flags.items() if flag), last)
+        for t in closed_here:
+            closed[t].add(question.a)
+        pending.extend(after)
     return {t: frozenset(n) for t, n in closed.items()}, reads, cut_short
