@@ -67,8 +67,8 @@ from daemon_harness import (
 from test_daemon_day import Day, channel_differences, inactive_listings
 
 from roomsync.adapters.store import open_store
-from roomsync.app.daemon.freshness import WELL_ENDED
 from roomsync.app.sync.mapping_io import parse_mapping_toml
+from roomsync.app.sync.report import HEALTHY_RESULTS
 from roomsync.core.property import PropertyRecord
 from roomsync.emulator.clock import EmulatorClock
 from roomsync.emulator.domains import DomainsApp, build_domains, domain_credentials, domain_name
@@ -363,7 +363,7 @@ def first_full_syncs(database_url: str) -> dict[str, tuple[int, datetime | None]
     for property_id, spent, finished, result in rows:
         so_far, ended = first.get(property_id, (0, None))
         if ended is None:
-            first[property_id] = (so_far + int(spent or 0), finished if result in WELL_ENDED else None)
+            first[property_id] = (so_far + int(spent or 0), finished if result in HEALTHY_RESULTS else None)
     return first
 
 

@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo
 
 from roomsync.adapters.store import Store
 from roomsync.app.sync import ListingStatus, SyncReport
+from roomsync.app.sync.report import HEALTHY_RESULTS
 from roomsync.core.activity import ChangeKind, hour_of_week
 
 READS: dict[ChangeKind, tuple[str, ...]] = {
@@ -28,12 +29,11 @@ READS: dict[ChangeKind, tuple[str, ...]] = {
 }
 """The run kinds that read each kind of PMS fact."""
 
-WELL_ENDED = ("ok", "ok_with_warnings")
-
 
 def newest_reads(store: Store, property_id: str) -> dict[ChangeKind, datetime | None]:
     """When the newest PMS read of each kind started (None: never)."""
-    return {kind: store.sync_runs.latest_start(property_id, runs, WELL_ENDED) for kind, runs in READS.items()}
+    runs = store.sync_runs
+    return {kind: runs.latest_start(property_id, kinds, HEALTHY_RESULTS) for kind, kinds in READS.items()}
 
 
 def changes_seen(report: SyncReport) -> dict[ChangeKind, int]:

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from roomsync.app.daemon.health import HealthLog
-from roomsync.app.daemon.resume import HEALTHY_RESULTS
 from roomsync.app.sync import ListingStatus, SyncReport
+from roomsync.app.sync.report import HEALTHY_RESULTS
 
 
 @dataclass

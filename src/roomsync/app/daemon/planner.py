@@ -29,15 +29,16 @@ from roomsync.app.daemon.planning import (
     full_sync_delay,
     plan_polling,
     reconcile_delay,
+    seconds_until_reset,
 )
 from roomsync.app.daemon.poll_plan import PollPlan
 from roomsync.app.daemon.price_fill import UnreadPrices, fill_status
 from roomsync.app.daemon.price_reads import fill_reads_per_day, least_price_reads, price_read_allowance
 from roomsync.app.daemon.recent_changes import RecentChanges
 from roomsync.app.daemon.reset_wait import planned_due, waits_for_reset
-from roomsync.app.daemon.resume import HEALTHY_RESULTS
 from roomsync.app.daemon_view import PriceFillStatus
 from roomsync.app.sync import NoMapping, SyncReport
+from roomsync.app.sync.report import HEALTHY_RESULTS
 from roomsync.core.activity import ChangeKind
 from roomsync.core.ports import SyncRun
 from roomsync.core.schedule import BURST_SECONDS, NextDue
@@ -162,9 +163,10 @@ class Planner:
         self.cost_full_syncs()
 
     def seconds_to_reset(self) -> float | None:
-        """Seconds until the quota's reset, as the gate knows it (None before the daemon opens it)."""
+        """Seconds until the quota's reset, as the gate knows it, at least one (None before the daemon
+        opens it)."""
         gate = self._gate()
-        return None if gate is None else max((gate.resets_at() - self.clock()).total_seconds(), 0.0)
+        return None if gate is None else seconds_until_reset(gate.resets_at(), self.clock())
 
     def _quota(self) -> int:
         gate = self._gate()

@@ -123,6 +123,12 @@ CEILING_MARGIN_SHARE = 0.05
 planned (the guest reserve's share: on a free licence the quota gate refuses beyond it anyway)."""
 
 
+def seconds_until_reset(resets_at: datetime, now: datetime) -> float:
+    """Seconds from ``now`` to the quota's reset, never under one: the plan divides the day's rest
+    by it, and a reset the gate has not seen yet is a second away."""
+    return max((resets_at - now).total_seconds(), 1.0)
+
+
 def spend_share_of(settings: Settings, quota: int) -> float:
     """The day's ceiling as a share of ``quota``: ``free_licence_spend_share`` on a free licence,
     ``spend_share`` otherwise."""
@@ -240,7 +246,7 @@ def plan_polling(
     gap first, and its runs are held to ``busy_hour_share`` of the quota an hour, ``recent``
     saying what the last half hour's runs spent (:mod:`.burst_budget`)."""
     quota = snapshot.quota
-    seconds_to_reset = max((resets_at - now).total_seconds(), 1.0)
+    seconds_to_reset = seconds_until_reset(resets_at, now)
     guest_reserve = reserves.count(Priority.AVAILABILITY, quota)
     poll_cost, detect_cost = costs.poll_cost, costs.detect_cost
     other = other_jobs_until(settings, seconds_to_reset, costs)

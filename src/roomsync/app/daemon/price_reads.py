@@ -7,7 +7,14 @@ from __future__ import annotations
 import math
 from datetime import datetime
 
-from roomsync.app.daemon.planning import DAY_SECONDS, DayCosts, gap_floors, other_jobs_until, spend_share_of
+from roomsync.app.daemon.planning import (
+    DAY_SECONDS,
+    DayCosts,
+    gap_floors,
+    other_jobs_until,
+    seconds_until_reset,
+    spend_share_of,
+)
 from roomsync.core.budget import BudgetSnapshot
 from roomsync.settings import Settings
 
@@ -28,7 +35,7 @@ def price_read_allowance(
     reads of a 900-request ceiling, about 240 kept for the day's floors), nearest first, and the
     day's plan is made afterwards from what is left; a free licence, whose floors alone pass its
     quota, fills 5 nights a run."""
-    seconds_to_reset = max((resets_at - now).total_seconds(), 1.0)
+    seconds_to_reset = seconds_until_reset(resets_at, now)
     affordable = _affordable_reads(settings, snapshot.quota, snapshot.used_local, seconds_to_reset, costs)
     return max(least_price_reads(snapshot.quota), affordable)
 

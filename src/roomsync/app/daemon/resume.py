@@ -17,11 +17,10 @@ from datetime import UTC, datetime
 
 from roomsync.adapters.store import Store
 from roomsync.app.daemon import run_kinds
+from roomsync.app.sync.report import HEALTHY_RESULTS
 from roomsync.core.ports import SyncRun
 
 FULL_SYNC_RUN = "sync"
-HEALTHY_RESULTS = frozenset({"ok", "ok_with_warnings"})
-"""Results of a run that leave the property in step (the daemon's health uses them too)."""
 
 
 @dataclass(frozen=True)

@@ -107,6 +107,11 @@ class PmsSummary:
     """The runs of nights whose closure changed (:func:`roomsync.app.sync.closures.closure_edits`)."""
 
 
+HEALTHY_RESULTS = frozenset({"ok", "ok_with_warnings"})
+"""A run's results that leave the property in step (the recorder's ``result``): what the daemon's
+health, its schedule's resume and the age of the newest read count as a run that ended well."""
+
+
 @dataclass
 class SyncReport:
     kind: str
