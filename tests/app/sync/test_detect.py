@@ -208,8 +208,8 @@ async def test_a_new_closure_is_located_at_about_log2_of_its_window_plus_its_nig
     """A closure of three nights, of two room types at once, inside the detection's 60 nights:
     its first night by halving (at most ceil(log2 60) = 6 reads), its nights walked one read each
     with the open night after it (3), and one read of the nights after that (1): 10 locating
-    reads shared by both types, where halving both halves down to single nights cost 15-18 (the
-    week bench's first day, 2026-12-06)."""
+    reads shared by both types, where halving both halves down to single nights cost 13 here (and
+    15-18 per closure on the week bench's first day, 2026-12-06)."""
     sync = await synced(make_sync, sqlite_store, emulator, control)
     control.clear_log()
     for room_type_id in (1, 2):

@@ -321,7 +321,8 @@ class _Question:
 
     def read_span(self) -> tuple[date, date]:
         if self.kind == "first":
-            return self.a, self.a + timedelta(days=((self.b - self.a).days + 1 + 1) // 2 - 1)
+            left, _ = Window(self.a, self.b).halves()
+            return left.first_night, left.last_night
         if self.kind == "walk":
             return self.a, self.a
         return self.a, self.b
@@ -332,9 +333,10 @@ class _Question:
         walk or read)."""
         return nights(self.a, last)
 
-    def answered(self, closed_types: frozenset[int], last: date) -> tuple[list[_Question], frozenset[int]]:
+    def answered(self, closed_types: frozenset[int]) -> tuple[list[_Question], frozenset[int]]:
         """The questions the answer to :meth:`read_span` leaves (the nearer last), and the types
-        now known closed on night ``a`` (a walk's)."""
+        now known closed on night ``a`` (a walk's). A walk's and a rest's ``b`` is the window's last
+        night."""
         yes, no = closed_types & self.types, self.types - closed_types
         after: list[_Question] = []
         if self.kind == "first":
@@ -345,13 +347,13 @@ class _Question:
                 after.append(_Question("first", self.a, middle, yes))
             return after, frozenset()
         if self.kind == "walk":
-            if no and self.a < last:
-                after.append(_Question("rest", self.a + ONE_DAY, last, no))
-            if yes and self.a < last:
-                after.append(_Question("walk", self.a + ONE_DAY, last, yes))
+            if no and self.a < self.b:
+                after.append(_Question("rest", self.a + ONE_DAY, self.b, no))
+            if yes and self.a < self.b:
+                after.append(_Question("walk", self.a + ONE_DAY, self.b, yes))
             return after, yes
         if yes:
-            after.append(_Question("first", self.a, last, yes))
+            after.append(_Question("first", self.a, self.b, yes))
         return after, frozenset()
 
 
@@ -389,7 +391,7 @@ async def _locate(
             continue
         reads += 1
         flags = _flags(answer)
-        after, closed_here = question.answered(frozenset(t for t, flag in flags.items() if flag), last)
+        after, closed_here = question.answered(frozenset(t for t, flag in flags.items() if flag))
         for t in closed_here:
             closed[t].add(question.a)
         pending.extend(after)
