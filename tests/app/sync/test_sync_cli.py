@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 import tomllib
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from sync_harness import (
 )
 
 from roomsync.emulator.scenario import DEFAULT_SEED, build_state
+from support.warm_cli import WarmCli
 
 ROOMSYNC = [sys.executable, "-m", "roomsync.app.cli"]
 
@@ -117,14 +119,23 @@ def cli_env(tmp_path: Path, emulator: Emulator) -> dict[str, str]:
     return env
 
 
+@pytest.fixture(scope="module")
+def warm() -> Iterator[WarmCli]:
+    with WarmCli() as cli:
+        yield cli
+
+
 def test_mappings_plan_sync_resync_status_from_the_command_line(
-    tmp_path: Path, emulator: Emulator, control: Control
+    tmp_path: Path, emulator: Emulator, control: Control, warm: WarmCli
 ) -> None:
+    """The first command runs the ordinary way, the others are forked from a warm process
+    (``support.warm_cli``: each still a process of its own; ten fresh interpreters took about
+    30 s of CPU here, beside the timed daemon tests)."""
     env = cli_env(tmp_path, emulator)
     assert run(["db", "upgrade"], env).returncode == 0
     mapping_file = tmp_path / "mapping.toml"
 
-    suggested = run(["mappings", "suggest", "--currency", "EUR", "-o", str(mapping_file)], env)
+    suggested = warm.run(["mappings", "suggest", "--currency", "EUR", "-o", str(mapping_file)], env)
 
     assert suggested.returncode == 0, suggested.stderr
     assert control.total() == 3  # the token, GET Listings, GET Rooms
@@ -136,28 +147,28 @@ def test_mappings_plan_sync_resync_status_from_the_command_line(
 
     dollars = tmp_path / "dollars.toml"
     dollars.write_text(mapping_file.read_text().replace('"EUR"', '"USD"'))
-    refused = run(["mappings", "load", str(dollars)], env)
+    refused = warm.run(["mappings", "load", str(dollars)], env)
     assert refused.returncode == 2
     assert "currency USD differs from the PMS currency EUR" in refused.stderr
 
-    loaded = run(["mappings", "load", str(mapping_file)], env)
+    loaded = warm.run(["mappings", "load", str(mapping_file)], env)
     assert loaded.returncode == 0, loaded.stderr
     assert "loaded 6 listings" in loaded.stdout
 
     control.clear_log()
-    plan = run(["plan"], env)
+    plan = warm.run(["plan"], env)
     assert plan.returncode == 0, plan.stderr
     assert "would send: 5 write requests" in plan.stdout  # 4 connected listings and one Prices batch
     assert control.counts().get(PUT_INVENTORY, 0) == 0
 
-    sync = run(["sync"], env)
+    sync = warm.run(["sync"], env)
     assert sync.returncode == 0, sync.stderr
     assert control.counts()[PUT_INVENTORY] == 4
     assert "result: ok" in sync.stdout
 
     first = NOW.date() + timedelta(days=3)
     control.clear_log()
-    resync = run(
+    resync = warm.run(
         [
             "resync",
             "--listing",
@@ -172,10 +183,10 @@ def test_mappings_plan_sync_resync_status_from_the_command_line(
     assert resync.returncode == 0, resync.stderr
     assert control.counts()[READ_INVENTORY] == 1
 
-    bad = run(["resync", "--listing", "41000003"], env)
+    bad = warm.run(["resync", "--listing", "41000003"], env)
     assert bad.returncode == 2 and "ACCOUNT/LISTING" in bad.stderr
 
-    status = run(["status"], env)
+    status = warm.run(["status"], env)
     assert status.returncode == 0, status.stderr
     assert "resync" in status.stdout and "2001/41000003" in status.stdout and "ok" in status.stdout
 
