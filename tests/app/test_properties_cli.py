@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -20,16 +20,10 @@ Roomsync = Callable[..., subprocess.CompletedProcess[str]]
 """``roomsync(env, *args)``: run ``roomsync ARGS`` with the environment ``env``."""
 
 
-@pytest.fixture(scope="module")
-def cli() -> Iterator[WarmCli]:
-    with WarmCli() as warm:
-        yield warm
-
-
 @pytest.fixture
-def roomsync(cli: WarmCli) -> Roomsync:
+def roomsync(warm_cli: WarmCli) -> Roomsync:
     def run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-        return cli.run(list(args), env, timeout=60)
+        return warm_cli.run(list(args), env, timeout=60)
 
     return run
 

@@ -24,7 +24,7 @@ import hashlib
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -134,12 +134,6 @@ def check_command(
         return None
     shown = "\n      ".join(lines[-6:]) or "(stderr empty)"
     return f"{', '.join(wrong)}:\n      {shown}"
-
-
-@pytest.fixture(scope="module")
-def warm_cli() -> Iterator[WarmCli]:
-    with WarmCli() as cli:
-        yield cli
 
 
 @pytest.mark.parametrize("kind", ["garbage", "truncated", "directory"])

@@ -7,7 +7,6 @@ import re
 import subprocess
 import sys
 import tomllib
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -119,14 +118,8 @@ def cli_env(tmp_path: Path, emulator: Emulator) -> dict[str, str]:
     return env
 
 
-@pytest.fixture(scope="module")
-def warm() -> Iterator[WarmCli]:
-    with WarmCli() as cli:
-        yield cli
-
-
 def test_mappings_plan_sync_resync_status_from_the_command_line(
-    tmp_path: Path, emulator: Emulator, control: Control, warm: WarmCli
+    tmp_path: Path, emulator: Emulator, control: Control, warm_cli: WarmCli
 ) -> None:
     """The first command runs the ordinary way, the others are forked from a warm process
     (``support.warm_cli``: each still a process of its own; ten fresh interpreters took about
@@ -135,7 +128,7 @@ def test_mappings_plan_sync_resync_status_from_the_command_line(
     assert run(["db", "upgrade"], env).returncode == 0
     mapping_file = tmp_path / "mapping.toml"
 
-    suggested = warm.run(["mappings", "suggest", "--currency", "EUR", "-o", str(mapping_file)], env)
+    suggested = warm_cli.run(["mappings", "suggest", "--currency", "EUR", "-o", str(mapping_file)], env)
 
     assert suggested.returncode == 0, suggested.stderr
     assert control.total() == 3  # the token, GET Listings, GET Rooms
@@ -147,28 +140,28 @@ def test_mappings_plan_sync_resync_status_from_the_command_line(
 
     dollars = tmp_path / "dollars.toml"
     dollars.write_text(mapping_file.read_text().replace('"EUR"', '"USD"'))
-    refused = warm.run(["mappings", "load", str(dollars)], env)
+    refused = warm_cli.run(["mappings", "load", str(dollars)], env)
     assert refused.returncode == 2
     assert "currency USD differs from the PMS currency EUR" in refused.stderr
 
-    loaded = warm.run(["mappings", "load", str(mapping_file)], env)
+    loaded = warm_cli.run(["mappings", "load", str(mapping_file)], env)
     assert loaded.returncode == 0, loaded.stderr
     assert "loaded 6 listings" in loaded.stdout
 
     control.clear_log()
-    plan = warm.run(["plan"], env)
+    plan = warm_cli.run(["plan"], env)
     assert plan.returncode == 0, plan.stderr
     assert "would send: 5 write requests" in plan.stdout  # 4 connected listings and one Prices batch
     assert control.counts().get(PUT_INVENTORY, 0) == 0
 
-    sync = warm.run(["sync"], env)
+    sync = warm_cli.run(["sync"], env)
     assert sync.returncode == 0, sync.stderr
     assert control.counts()[PUT_INVENTORY] == 4
     assert "result: ok" in sync.stdout
 
     first = NOW.date() + timedelta(days=3)
     control.clear_log()
-    resync = warm.run(
+    resync = warm_cli.run(
         [
             "resync",
             "--listing",
@@ -183,10 +176,10 @@ def test_mappings_plan_sync_resync_status_from_the_command_line(
     assert resync.returncode == 0, resync.stderr
     assert control.counts()[READ_INVENTORY] == 1
 
-    bad = warm.run(["resync", "--listing", "41000003"], env)
+    bad = warm_cli.run(["resync", "--listing", "41000003"], env)
     assert bad.returncode == 2 and "ACCOUNT/LISTING" in bad.stderr
 
-    status = warm.run(["status"], env)
+    status = warm_cli.run(["status"], env)
     assert status.returncode == 0, status.stderr
     assert "resync" in status.stdout and "2001/41000003" in status.stdout and "ok" in status.stdout
 
