@@ -336,10 +336,6 @@ def best_p95(runs_per_day: float) -> float:
     return 3600 * busy_hours(0.95) / runs_per_day if runs_per_day > 0 else float("inf")
 
 
-DAY_BOUND_MOST = 4 * 3600.0
-"""The longest wait :func:`best_p95_by_day` bounds day by day (see there)."""
-
-
 def covered_share(hours: float) -> float:
     """The most of a day's changes that runs leaving ``hours`` hours of the day within ``L`` of
     the next run can show within ``L``: the busiest hours first (the inverse of :func:`busy_hours`)."""
@@ -356,25 +352,25 @@ def best_p95_by_day(runs_by_day: Sequence[float], changes_by_day: Sequence[int])
     """The lowest p95 wait any schedule making ``runs_by_day[d]`` runs on day ``d`` can give the
     ``changes_by_day[d]`` changes of that day, pooled (s): the least ``L`` for which the runs of
     every day, each leaving ``L`` seconds before it (the argument of :func:`busy_hours`), reach
-    95 % of all the changes within ``L``.
+    95 % of all the changes within ``L``. A day is given one run more than it made: the next
+    day's runs reach at most the last ``L`` seconds before midnight, one run's worth, so the
+    figure stays a bound for waits up to a day; past a day it is the week's mean's, :func:`best_p95`
+    (a free licence's one or two detections a day, whose changes wait into the next day).
 
     :func:`best_p95` of the week's mean runs a day is lower when the days differ: it lets a quiet
     day's runs serve a busy day's changes, which no schedule can do across the quota's daily reset.
     A detection costs one request per check window, one more for each edge of a closed run it knows
     (``1 + 2k``), so a day with four closed runs known makes a third of the detections of a day with
-    none on the same budget (the week bench's seed 9: 104, then 36). The first run after midnight
-    may still serve the day before's last changes: up to one run a day is counted on the wrong day.
-    Where the wait is hours (a free licence's one or two detections a day), changes wait into the
-    next day's runs and the argument fails: then (over ``DAY_BOUND_MOST`` seconds) the week's mean
-    stands, :func:`best_p95` of it."""
+    none on the same budget (the week bench's seed 9: 104, then 36)."""
     mean = best_p95(sum(runs_by_day) / len(runs_by_day)) if runs_by_day else float("inf")
     total = sum(changes_by_day)
-    if total <= 0 or not any(runs > 0 for runs in runs_by_day):
+    if total <= 0:
         return float("inf")
 
     def shown(wait: float) -> float:
         return sum(
-            n * covered_share(runs * wait / 3600) for runs, n in zip(runs_by_day, changes_by_day, strict=True)
+            n * covered_share((runs + 1) * wait / 3600)
+            for runs, n in zip(runs_by_day, changes_by_day, strict=True)
         )
 
     low, high = 0.0, 86_400.0
@@ -383,69 +379,7 @@ def best_p95_by_day(runs_by_day: Sequence[float], changes_by_day: Sequence[int])
     while high - low > 0.5:
         middle = (low + high) / 2
         low, high = (low, middle) if shown(middle) >= 0.95 * total - 1e-9 else (middle, high)
-    return high if high <= DAY_BOUND_MOST else mean
-
-
-def window_p95(runs: float, window_seconds: float) -> float:
-    """The lowest p95 wait ``runs`` runs can give changes spread evenly over ``window_seconds``:
-    ``n`` runs leave at most ``n * L`` of the window within ``L`` of the next run (the argument of
-    :func:`busy_hours`), so 95 % within ``L`` needs ``n * L >= 0.95 * window``."""
-    return 0.95 * window_seconds / runs if runs > 0 else float("inf")
-
-
-def percentile(values: Sequence[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
-
-
-def promise_of(plan: Any, kind: str) -> float | None:
-    """What the daemon's plan (a ``PollPlan``, None before the first) promises ``kind``: bookings
-    and cancellations are seen by the polls, closures and prices by the detection."""
-    if plan is None:
-        return None
-    promised = plan.promised_p95 if kind in ("booking", "cancellation") else plan.detect_promised_p95
-    return float(promised)
-
-
-def promised_p95s(changes: Sequence[Change], kind: str) -> list[float]:
-    """The promises made to ``kind``'s counted changes (those with a finite one)."""
-    return [
-        c.promised
-        for c in changes
-        if c.kind == kind and not c.superseded and c.promised is not None and c.promised < float("inf")
-    ]
-
-
-def promise_line(changes: Sequence[Change], kind: str, p95: float) -> str | None:
-    """The promises the plan made ``kind``'s changes beside their measured ``p95`` (None: none)."""
-    promises = promised_p95s(changes, kind)
-    if not promises:
-        return None
-    median = statistics.median(promises)
-    return (
-        f"{'':>12}  the plan promised a p95 of {median:.0f} s (median over the changes, "
-        f"{min(promises):.0f}-{max(promises):.0f} s): measured {p95 / median:.2f}x it"
-    )
-
-
-def on_time_line(changes: Sequence[Change], kind: str) -> str:
-    """``kind``'s p95 less each showing run's lateness against its due time (see ``Change.late``):
-    what the same schedule gives where real delays are not stretched by the compression."""
-    counted = [c for c in changes if c.kind == kind and not c.superseded and c.latency is not None]
-    less = [max((c.latency or 0.0) - c.late, 0.0) for c in counted]
-    stretched = sum(1 for c in counted if c.late > 0)
-    return (
-        f"{'':>12}  less the showing runs' lateness ({stretched} of {len(counted)} ran late): "
-        f"p50 {statistics.median(less):.0f} s, p95 {percentile(less, 0.95):.0f} s"
-    )
-
-
-def latencies_of(changes: Sequence[Change], kind: str) -> tuple[list[float], int]:
-    """The latencies of ``kind``'s changes still to be seen (not overtaken), and how many of them
-    the channel never showed."""
-    counted = [c for c in changes if c.kind == kind and not c.superseded]
-    latencies = [c.latency for c in counted if c.latency is not None]
-    return latencies, len(counted) - len(latencies)
+    return high
 
 
 def schedule_p95(run_starts: Sequence[datetime], start: datetime, changes_by_day: Sequence[int]) -> float:
