@@ -304,6 +304,31 @@ def test_run_costs_start_from_a_prior_and_follow_what_runs_cost() -> None:
     assert costs.detect_cost == pytest.approx(5 + (1 + 20) / 3)  # a prior of two detections
 
 
+def test_detections_are_planned_at_what_they_cost_lately_when_that_is_more() -> None:
+    costs = RunCosts()
+    costs.detection_seen(requests=1, windows=1, at=NOW)
+    assert costs.recent_detect_cost is None  # no time behind the first one yet
+    # the busy afternoon: four closed runs known, nine check windows an hour apart
+    costs.check_windows = 9
+    for hour in range(1, 7):
+        costs.detection_seen(requests=9, windows=9, at=NOW + timedelta(hours=hour))
+    assert costs.recent_detect_cost == pytest.approx(9)
+    # the night: the closures passed out of the horizon, one window again
+    costs.check_windows = 1
+    quiet = 1 + costs.extra_per_detection
+    costs.detection_seen(requests=1, windows=1, at=NOW + timedelta(hours=7))
+    first_night_hour = costs.detect_cost
+    assert quiet < first_night_hour < 9  # planned at the day's cost, not the quiet hour's
+    assert first_night_hour == costs.recent_detect_cost
+    for hour in range(8, 7 + 48):  # two days at one window: the afternoon forgotten
+        costs.detection_seen(requests=1, windows=1, at=NOW + timedelta(hours=hour))
+    assert costs.detect_cost < first_night_hour / 2
+    assert costs.recent_detect_cost == pytest.approx(1, abs=0.2)  # a sixteenth of it left
+    # a costlier next detection than lately is planned at its own windows
+    costs.check_windows = 13
+    assert costs.detect_cost == pytest.approx(13 + costs.extra_per_detection)
+
+
 def polls_of_a_free_day(costs: DayCosts) -> int:
     """The polls a day of 100 requests, nothing spent, plans until its reset a day away."""
     return plan_polling(

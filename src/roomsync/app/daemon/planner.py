@@ -148,7 +148,9 @@ class Planner:
             if report.pms.price_fill_reads:
                 self._log_fill(report)
         if kind == run_kinds.DETECT:
-            self.costs.detection_seen(report.requests - report.pms.price_fill_reads, self.costs.check_windows)
+            self.costs.detection_seen(
+                report.requests - report.pms.price_fill_reads, self.costs.check_windows, at=self.clock()
+            )
         if kind == run_kinds.RECONCILE:
             cost = max(report.requests, 1)
             if not _ended_whole(report):
@@ -193,7 +195,7 @@ class Planner:
         estimate alone planned a free licence's first warm full sync at 9 requests; it cost 31-38
         (the week bench's trace, 2026-12-06)."""
         if self._last_full_sync_cold and self._warm_estimate is not None:
-            return self._warm_estimate + round(self.costs.detect_cost - self.costs.check_windows)
+            return self._warm_estimate + round(self.costs.extra_per_detection)
         return self._full_sync_warm
 
     def reconcile_cost(self, listings: int) -> int:

@@ -83,6 +83,9 @@ class RunCosts:
     costs it (locating a closure, narrowing a price, the free rooms read and the writes)."""
 
     PRIOR_RUNS = 10
+    RECENT_HALF_LIFE_SECONDS = 12 * 3600.0
+    """How fast :attr:`recent_detect_cost` forgets: a day's busy hours still count at the next
+    night's reset, a week-old pattern no longer."""
     DETECTION_PRIOR_RUNS = 2
     """A free licence makes one or two detections a day at 13-30 requests each: a prior of ten
     runs planned them at 1.5-3.9 requests through the week bench's first day (2026-12-06), and the
@@ -94,6 +97,11 @@ class RunCosts:
     """Requests of the detections beyond their check windows."""
     check_windows: int = 1
     """The check windows of the next detection."""
+    recent_detection_requests: float = 0.0
+    recent_detection_seconds: float = 0.0
+    """What the detections cost lately, each weighted by the time since the one before it and
+    halved every ``RECENT_HALF_LIFE_SECONDS`` (:attr:`recent_detect_cost`)."""
+    last_detection_at: datetime | None = None
     full_sync: int = 10
     """Requests the last full sync cost (a prior before the first)."""
     reconcile: int | None = None
@@ -103,9 +111,29 @@ class RunCosts:
         self.polls += 1
         self.poll_requests += requests
 
-    def detection_seen(self, requests: int, windows: int) -> None:
+    def detection_seen(self, requests: int, windows: int, at: datetime | None = None) -> None:
         self.detections += 1
         self.detection_extra += max(requests - windows, 0)
+        if at is None:
+            return
+        if self.last_detection_at is not None:
+            gap = max((at - self.last_detection_at).total_seconds(), 0.0)
+            kept = 0.5 ** (gap / self.RECENT_HALF_LIFE_SECONDS)
+            self.recent_detection_requests = self.recent_detection_requests * kept + requests * gap
+            self.recent_detection_seconds = self.recent_detection_seconds * kept + gap
+        self.last_detection_at = at
+
+    @property
+    def recent_detect_cost(self) -> float | None:
+        """What a detection has cost lately, averaged over time (None before two were seen): a
+        detection costs one check window per edge of a closed run it knows, and the desk closes
+        room types in its busy hours while the night's closures pass out of the horizon, so the
+        night's detections cost 1 to 5 requests and the day's 5 to 27 (the week bench's traces,
+        2026-12-06). Planned at the night's cost, the night spent the day's detections: 6 to 12 an
+        hour at night, 2 to 5 an hour through the busy afternoon."""
+        if self.recent_detection_seconds <= 0:
+            return None
+        return self.recent_detection_requests / self.recent_detection_seconds
 
     @property
     def poll_cost(self) -> float:
@@ -113,9 +141,18 @@ class RunCosts:
 
     @property
     def detect_cost(self) -> float:
+        """The next detection's check windows plus the average extra, or what detections cost
+        lately (:attr:`recent_detect_cost`) when that is more: the day's detections are planned
+        at what they will cost through the day, not at a quiet hour's cost."""
+        recent = self.recent_detect_cost
+        return max(self.check_windows + self.extra_per_detection, recent if recent is not None else 0.0)
+
+    @property
+    def extra_per_detection(self) -> float:
+        """What a detection has cost beyond its check windows, on average (a prior of half a
+        request for ``DETECTION_PRIOR_RUNS``)."""
         prior = self.DETECTION_PRIOR_RUNS
-        extra = (0.5 * prior + self.detection_extra) / (prior + self.detections)
-        return self.check_windows + extra
+        return (0.5 * prior + self.detection_extra) / (prior + self.detections)
 
 
 CEILING_MARGIN_SHARE = 0.05
