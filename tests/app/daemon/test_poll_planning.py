@@ -304,6 +304,9 @@ def test_run_costs_start_from_a_prior_and_follow_what_runs_cost() -> None:
     assert costs.detect_cost == pytest.approx(5 + (1 + 20) / 3)  # a prior of two detections
 
 
+PAID = 1500
+
+
 def test_detections_are_planned_at_what_they_cost_lately_when_that_is_more() -> None:
     costs = RunCosts()
     costs.detection_seen(requests=1, windows=1, at=NOW)
@@ -317,16 +320,17 @@ def test_detections_are_planned_at_what_they_cost_lately_when_that_is_more() -> 
     costs.check_windows = 1
     quiet = 1 + costs.extra_per_detection
     costs.detection_seen(requests=1, windows=1, at=NOW + timedelta(hours=7))
-    first_night_hour = costs.detect_cost
+    first_night_hour = costs.planned_detect_cost(PAID)
     assert quiet < first_night_hour < 9  # planned at the day's cost, not the quiet hour's
     assert first_night_hour == costs.recent_detect_cost
+    assert costs.planned_detect_cost(100) == costs.detect_cost == quiet  # a free licence: its own cost
     for hour in range(8, 7 + 48):  # two days at one window: the afternoon forgotten
         costs.detection_seen(requests=1, windows=1, at=NOW + timedelta(hours=hour))
-    assert costs.detect_cost < first_night_hour / 2
+    assert costs.planned_detect_cost(PAID) < first_night_hour / 2
     assert costs.recent_detect_cost == pytest.approx(1, abs=0.2)  # a sixteenth of it left
     # a costlier next detection than lately is planned at its own windows
     costs.check_windows = 13
-    assert costs.detect_cost == pytest.approx(13 + costs.extra_per_detection)
+    assert costs.planned_detect_cost(PAID) == pytest.approx(13 + costs.extra_per_detection)
 
 
 def polls_of_a_free_day(costs: DayCosts) -> int:

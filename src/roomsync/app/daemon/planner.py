@@ -226,7 +226,7 @@ class Planner:
         return DayCosts(
             listings=listings,
             poll_cost=self.costs.poll_cost,
-            detect_cost=self.costs.detect_cost,
+            detect_cost=self.costs.planned_detect_cost(quota),
             full_sync_cost=self._warm_cost,
             full_sync_every=self.full_sync_interval(),
             reconcile_cost=reconcile,
@@ -243,7 +243,8 @@ class Planner:
         may (a free licence's 5, on top of the 13-30 requests its detections cost). Only the
         plan of the polls counts them: the price-read allowance priced with them found nothing
         affordable for a paid licence's cold first full sync (31751f0)."""
-        return self.costs.detect_cost + min(self.unread.nights, least_price_reads(self._quota()))
+        quota = self._quota()
+        return self.costs.planned_detect_cost(quota) + min(self.unread.nights, least_price_reads(quota))
 
     def price_read_cap(self) -> int:
         """The price reads the run starting now may spend (:func:`.price_reads.price_read_allowance`)."""
