@@ -323,7 +323,8 @@ def test_detections_are_planned_at_what_they_cost_lately_when_that_is_more() -> 
     first_night_hour = costs.planned_detect_cost(PAID)
     assert quiet < first_night_hour < 9  # planned at the day's cost, not the quiet hour's
     assert first_night_hour == costs.recent_detect_cost
-    assert costs.planned_detect_cost(100) == costs.detect_cost == quiet  # a free licence: its own cost
+    # a free licence: its own cost
+    assert costs.planned_detect_cost(100) == costs.detect_cost == 1 + costs.extra_per_detection
     for hour in range(8, 7 + 48):  # two days at one window: the afternoon forgotten
         costs.detection_seen(requests=1, windows=1, at=NOW + timedelta(hours=hour))
     assert costs.planned_detect_cost(PAID) < first_night_hour / 2
