@@ -382,6 +382,68 @@ def best_p95_by_day(runs_by_day: Sequence[float], changes_by_day: Sequence[int])
     return high
 
 
+def window_p95(runs: float, window_seconds: float) -> float:
+    """The lowest p95 wait ``runs`` runs can give changes spread evenly over ``window_seconds``:
+    ``n`` runs leave at most ``n * L`` of the window within ``L`` of the next run (the argument of
+    :func:`busy_hours`), so 95 % within ``L`` needs ``n * L >= 0.95 * window``."""
+    return 0.95 * window_seconds / runs if runs > 0 else float("inf")
+
+
+def percentile(values: Sequence[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def promise_of(plan: Any, kind: str) -> float | None:
+    """What the daemon's plan (a ``PollPlan``, None before the first) promises ``kind``: bookings
+    and cancellations are seen by the polls, closures and prices by the detection."""
+    if plan is None:
+        return None
+    promised = plan.promised_p95 if kind in ("booking", "cancellation") else plan.detect_promised_p95
+    return float(promised)
+
+
+def promised_p95s(changes: Sequence[Change], kind: str) -> list[float]:
+    """The promises made to ``kind``'s counted changes (those with a finite one)."""
+    return [
+        c.promised
+        for c in changes
+        if c.kind == kind and not c.superseded and c.promised is not None and c.promised < float("inf")
+    ]
+
+
+def promise_line(changes: Sequence[Change], kind: str, p95: float) -> str | None:
+    """The promises the plan made ``kind``'s changes beside their measured ``p95`` (None: none)."""
+    promises = promised_p95s(changes, kind)
+    if not promises:
+        return None
+    median = statistics.median(promises)
+    return (
+        f"{'':>12}  the plan promised a p95 of {median:.0f} s (median over the changes, "
+        f"{min(promises):.0f}-{max(promises):.0f} s): measured {p95 / median:.2f}x it"
+    )
+
+
+def on_time_line(changes: Sequence[Change], kind: str) -> str:
+    """``kind``'s p95 less each showing run's lateness against its due time (see ``Change.late``):
+    what the same schedule gives where real delays are not stretched by the compression."""
+    counted = [c for c in changes if c.kind == kind and not c.superseded and c.latency is not None]
+    less = [max((c.latency or 0.0) - c.late, 0.0) for c in counted]
+    stretched = sum(1 for c in counted if c.late > 0)
+    return (
+        f"{'':>12}  less the showing runs' lateness ({stretched} of {len(counted)} ran late): "
+        f"p50 {statistics.median(less):.0f} s, p95 {percentile(less, 0.95):.0f} s"
+    )
+
+
+def latencies_of(changes: Sequence[Change], kind: str) -> tuple[list[float], int]:
+    """The latencies of ``kind``'s changes still to be seen (not overtaken), and how many of them
+    the channel never showed."""
+    counted = [c for c in changes if c.kind == kind and not c.superseded]
+    latencies = [c.latency for c in counted if c.latency is not None]
+    return latencies, len(counted) - len(latencies)
+
+
 def schedule_p95(run_starts: Sequence[datetime], start: datetime, changes_by_day: Sequence[int]) -> float:
     """The p95 wait the runs starting at ``run_starts`` give changes made as this front desk makes
     them (:func:`hour_weights`, day ``d`` carrying ``changes_by_day[d]`` of them from ``start``),
