@@ -57,6 +57,7 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -72,6 +73,7 @@ from front_desk import (
     change_times,
     changes_by_day,
     each_seed,
+    hour_weights,
     latencies_of,
     measured_runs,
     on_time_line,
@@ -292,6 +294,24 @@ def bound(args: argparse.Namespace, by_kind: dict[str, list[int]], used: list[in
     return out_of_reach
 
 
+def runs_by_hour_line(run_kind: str, starts: Sequence[datetime], start: datetime) -> str:
+    """The week's runs of ``run_kind`` by hour of the day, beside the share of the desk's changes
+    each hour carries (:func:`hour_weights`) and the cube-root share the plan aims at: where the
+    schedule spends its runs against where the changes are."""
+    counts = [0] * 24
+    for at in starts:
+        if at >= start:
+            counts[at.hour] += 1
+    total = sum(counts) or 1
+    weights = hour_weights()
+    roots = [w ** (1 / 3) for w in weights]
+    cells = [
+        f"{h:02d} {100 * counts[h] / total:.0f}/{100 * weights[h]:.0f}/{100 * roots[h] / sum(roots):.0f}"
+        for h in range(24)
+    ]
+    return f"{run_kind} % by hour (runs / changes / cube root): " + ", ".join(cells)
+
+
 def report(
     args: argparse.Namespace,
     desk: FrontDesk,
@@ -317,6 +337,8 @@ def report(
         f"polls by day: {', '.join(map(str, outcome.polls_by_day))}; "
         f"detections by day: {', '.join(map(str, outcome.detections_by_day))}"
     )
+    for run_kind in ("poll", "detect"):
+        print(runs_by_hour_line(run_kind, run_starts.get(run_kind, []), start))
     runs_by_day = {
         "booking": outcome.polls_by_day,
         "cancellation": outcome.polls_by_day,
