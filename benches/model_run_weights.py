@@ -8,7 +8,9 @@ proportion to ``share ** exponent``, never above one run per minimum interval), 
 within an hour and changes uniform within it. Printed: the p95 wait this gives and its ratio to
 the bound for as many runs (:func:`front_desk.best_p95`), per exponent. It isolates the
 allocation from what the week bench adds (a learned shape, bursts, the runs' cost changing).
-Last, for budgets short of the max gap: the runs evenly over the day against by the cube root.
+Then, for budgets short of the max gap: the runs evenly over the day against by the cube root.
+Last, the detections' 30-minute floor as it is (every hour) against one stretched in the quiet
+hours by the cube root of how much quieter than the mean hour they are (at most ``STRETCH_MOST``).
 """
 
 from __future__ import annotations
@@ -26,14 +28,28 @@ SHORT_OF_THE_GAP = (20, 28, 40, 47)
 cube root of the share (``shape_runs`` since 645d876) or evenly over the day (before)."""
 
 
+STRETCHED = (50, 60, 75, 100, 150)
+"""Detections a day above the 30-minute floor's 48, for the stretched floor."""
+STRETCH_MOST = 4.0
+
+
 def allocation(
-    shares: Sequence[float], runs: float, gap: float, minimum: float, exponent: float
+    shares: Sequence[float],
+    runs: float,
+    gap: float,
+    minimum: float,
+    exponent: float,
+    floors: Sequence[float] | None = None,
 ) -> list[float]:
-    floor, cap = 3600 / gap, 3600 / minimum
+    cap = 3600 / minimum
+    hourly = list(floors) if floors is not None else [3600 / gap] * len(shares)
+    if sum(hourly) >= runs:  # as shape_runs: no floor when the budget cannot keep them all
+        hourly = [0.0] * len(shares)
     low, high = 0.0, 1e6
 
     def per_hour(scale: float) -> list[float]:
-        return [min(max(scale * share**exponent, floor), cap) for share in shares]
+        pairs = zip(shares, hourly, strict=True)
+        return [min(max(scale * share**exponent, floor), cap) for share, floor in pairs]
 
     for _ in range(200):
         middle = (low + high) / 2
@@ -69,6 +85,21 @@ def main() -> None:
         print(
             f"{runs} runs a day, short of a 1800 s gap (bound {bound:.0f} s): evenly {even:.0f} s "
             f"({even / bound:.2f}x); cube root, no floor {shaped:.0f} s ({shaped / bound:.2f}x)"
+        )
+    mean = 1 / len(shares)
+    stretched = [
+        3600 / (1800.0 * min((mean / share) ** (1 / 3) if share > 0 else STRETCH_MOST, STRETCH_MOST))
+        if share < mean
+        else 3600 / 1800.0
+        for share in shares
+    ]
+    for runs in STRETCHED:
+        bound = best_p95(runs)
+        kept = p95_wait(shares, allocation(shares, runs, 1800.0, 120.0, 1 / 3))
+        quiet = p95_wait(shares, allocation(shares, runs, 1800.0, 120.0, 1 / 3, stretched))
+        print(
+            f"{runs} detections a day (bound {bound:.0f} s): a 1800 s floor every hour {kept:.0f} s "
+            f"({kept / bound:.2f}x); stretched in the quiet hours {quiet:.0f} s ({quiet / bound:.2f}x)"
         )
 
 
