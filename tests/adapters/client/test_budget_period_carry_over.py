@@ -14,37 +14,6 @@ from roomsync.core.catalog.types import Priority
 AFTER_UTC_MIDNIGHT = datetime(2026, 11, 25, 0, 30, tzinfo=UTC)
 
 
-def test_counts_made_before_the_reset_was_heard_move_into_the_servers_period(tmp_path: Path) -> None:
-    store = open_store(f"sqlite:///{tmp_path / 'budget.db'}", upgrade=True)
-    try:
-        gate = QuotaGate(
-            store.budget,
-            "p",
-            quota=1500,
-            reserves=Reserves(0.05, 0.15, 0.30),
-            headers=UsageHeaders("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"),
-            clock=lambda: AFTER_UTC_MIDNIGHT,
-        )
-        gate.spend(Priority.GUEST, "token")  # nothing known of the server yet: keyed by UTC date
-        assert gate.today() == AFTER_UTC_MIDNIGHT.date()
-        # the server's day ends in 15 h: it is still the server's 24 November
-        gate.observe_headers(
-            {
-                "X-RateLimit-Limit": "1500",
-                "X-RateLimit-Remaining": "1400",
-                "X-RateLimit-Reset": str(15 * 3600),
-            }
-        )
-        gate.spend(Priority.PRICES, "rooms")
-        assert gate.today() == AFTER_UTC_MIDNIGHT.date() - timedelta(days=1)
-        snapshot = gate.snapshot()
-        assert snapshot.used_local == 2
-        assert snapshot.by_priority[Priority.GUEST] == 1 and snapshot.by_priority[Priority.PRICES] == 1
-        assert store.budget.snapshot("p", AFTER_UTC_MIDNIGHT.date(), 1500).used_local == 0
-    finally:
-        store.close()
-
-
 def _gate(store_path: Path, now: list[datetime]) -> tuple[QuotaGate, Store]:
     store = open_store(f"sqlite:///{store_path}", upgrade=True)
     gate = QuotaGate(
@@ -64,6 +33,23 @@ def _headers(used: int, reset_in: timedelta) -> dict[str, str]:
         "X-RateLimit-Remaining": str(1500 - used),
         "X-RateLimit-Reset": str(int(reset_in.total_seconds())),
     }
+
+
+def test_counts_made_before_the_reset_was_heard_move_into_the_servers_period(tmp_path: Path) -> None:
+    gate, store = _gate(tmp_path / "budget.db", [AFTER_UTC_MIDNIGHT])
+    try:
+        gate.spend(Priority.GUEST, "token")  # nothing known of the server yet: keyed by UTC date
+        assert gate.today() == AFTER_UTC_MIDNIGHT.date()
+        # the server's day ends in 15 h: it is still the server's 24 November
+        gate.observe_headers(_headers(100, timedelta(hours=15)))
+        gate.spend(Priority.PRICES, "rooms")
+        assert gate.today() == AFTER_UTC_MIDNIGHT.date() - timedelta(days=1)
+        snapshot = gate.snapshot()
+        assert snapshot.used_local == 2
+        assert snapshot.by_priority[Priority.GUEST] == 1 and snapshot.by_priority[Priority.PRICES] == 1
+        assert store.budget.snapshot("p", AFTER_UTC_MIDNIGHT.date(), 1500).used_local == 0
+    finally:
+        store.close()
 
 
 def test_a_reset_instant_that_moves_within_the_servers_day_keeps_its_counts(tmp_path: Path) -> None:
