@@ -87,6 +87,7 @@ from front_desk import (
 from pydantic import SecretStr
 
 from roomsync.app.daemon.replica import Replica
+from roomsync.core.schedule import run_weights
 from roomsync.emulator.clock import EmulatorClock
 from roomsync.emulator.scenario import DEMO_MAPPING_TOML
 from roomsync.emulator.state import EmulatorState
@@ -297,17 +298,19 @@ def bound(args: argparse.Namespace, by_kind: dict[str, list[int]], used: list[in
 
 def runs_by_hour_line(run_kind: str, starts: Sequence[datetime], start: datetime) -> str:
     """The week's runs of ``run_kind`` by hour of the day, beside the share of the desk's changes
-    each hour carries (:func:`hour_weights`) and the cube-root share the plan aims at: where the
-    schedule spends its runs against where the changes are."""
+    each hour carries (:func:`hour_weights`) and the share the plan's run weights give it
+    (:func:`roomsync.core.schedule.run_weights`): where the schedule spends its runs against where
+    the changes are."""
     counts = [0] * 24
     for at in starts:
         if at >= start:
             counts[at.hour] += 1
     total = sum(counts) or 1
     weights = hour_weights()
-    roots = [w ** (1 / 3) for w in weights]
+    aimed = run_weights(weights)
+    aimed_total = sum(aimed)
     cells = [
-        f"{h:02d} {100 * counts[h] / total:.0f}/{100 * weights[h]:.0f}/{100 * roots[h] / sum(roots):.0f}"
+        f"{h:02d} {100 * counts[h] / total:.0f}/{100 * weights[h]:.0f}/{100 * aimed[h] / aimed_total:.0f}"
         for h in range(24)
     ]
     return f"{run_kind} % by hour (runs / changes / cube root): " + ", ".join(cells)

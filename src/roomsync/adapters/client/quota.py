@@ -199,11 +199,12 @@ class QuotaGate:
                 self._latest = None  # the counts move to the server's period
                 # what was counted by UTC midnight before the server said when its day ends
                 # belongs to the server's period (else a process started after UTC midnight but
-                # before the server's reset keeps two ledgers of one day)
+                # before the server's reset keeps two ledgers of one day); so does what was
+                # counted under a key that moved within the server's day
                 self._store.carry_over(self._property_id, before, self.today(), self.quota)
         if limit is not None and limit > 0:
             self._server_quota = limit
-        if limit is not None and used is not None:
+        if used is not None:
             self._observed(used)
             self._store.observe_server(
                 self._property_id,
