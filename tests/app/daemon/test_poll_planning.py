@@ -18,13 +18,13 @@ import pytest
 from roomsync.app.daemon.burst_budget import RecentSpend
 from roomsync.app.daemon.planning import (
     DayCosts,
-    RunCosts,
     Shapes,
     full_sync_delay,
     plan_polling,
     reconcile_delay,
 )
 from roomsync.app.daemon.poll_plan import PollPlan
+from roomsync.app.daemon.run_costs import RunCosts
 from roomsync.core.activity import HOURS_OF_WEEK, default_shape
 from roomsync.core.budget import BudgetSnapshot, Reserves
 from roomsync.core.schedule import BURST_SECONDS, Burst, NextDue

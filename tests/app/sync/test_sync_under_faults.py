@@ -38,7 +38,8 @@ from roomsync.adapters.client import RetryPolicy, ServiceClient
 from roomsync.adapters.client.config import reserves_of
 from roomsync.adapters.store import Store, open_store, upgrade_to_head
 from roomsync.app.daemon.jobs import service_failed
-from roomsync.app.daemon.planning import DayCosts, RunCosts, full_sync_delay, plan_polling
+from roomsync.app.daemon.planning import DayCosts, full_sync_delay, plan_polling
+from roomsync.app.daemon.run_costs import RunCosts
 from roomsync.app.sync import SyncReport
 from roomsync.app.sync.runs.detect import detect_changes
 from roomsync.app.sync.runs.estimates import detection_windows

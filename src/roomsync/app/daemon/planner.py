@@ -24,7 +24,6 @@ from roomsync.app.daemon.burst_budget import RecentSpend
 from roomsync.app.daemon.jobs import service_failed
 from roomsync.app.daemon.planning import (
     DayCosts,
-    RunCosts,
     Shapes,
     full_sync_delay,
     plan_polling,
@@ -36,6 +35,7 @@ from roomsync.app.daemon.price_fill import UnreadPrices, fill_status
 from roomsync.app.daemon.price_reads import fill_reads_per_day, least_price_reads, price_read_allowance
 from roomsync.app.daemon.recent_changes import RecentChanges
 from roomsync.app.daemon.reset_wait import planned_due, waits_for_reset
+from roomsync.app.daemon.run_costs import RunCosts
 from roomsync.app.daemon_view import PriceFillStatus
 from roomsync.app.sync import NoMapping, SyncReport
 from roomsync.app.sync.report import HEALTHY_RESULTS

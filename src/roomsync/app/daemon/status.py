@@ -20,13 +20,13 @@ from roomsync.adapters.store import Store
 from roomsync.app.daemon.freshness import newest_reads
 from roomsync.app.daemon.planning import (
     DayCosts,
-    RunCosts,
     full_sync_delay,
     plan_polling,
 )
 from roomsync.app.daemon.poll_plan import PollPlan
 from roomsync.app.daemon.price_fill import fill_status, stored_unread_prices
 from roomsync.app.daemon.price_reads import fill_reads_per_day
+from roomsync.app.daemon.run_costs import RunCosts
 from roomsync.app.daemon_view import (
     BudgetStatus,
     FreshnessRow,
