@@ -31,11 +31,13 @@ from sync_harness import (
 )
 
 from roomsync.adapters.store import Store
+from roomsync.app.daemon.freshness import changes_seen
 from roomsync.app.sync import ListingStatus
 from roomsync.app.sync.pms import free_room_ids_in
 from roomsync.app.sync.runs import poll as poll_module
 from roomsync.app.sync.runs.full_sync import sync_property
 from roomsync.app.sync.runs.poll import poll
+from roomsync.core.activity import ChangeKind
 from roomsync.core.ports import ListingKey
 
 DOUBLES_UNITS = 8
@@ -239,3 +241,32 @@ async def test_a_poll_reads_the_ledger_only_of_listings_whose_inputs_moved(
     assert read == []
     assert {o.status for o in again.listings} <= {ListingStatus.UNCHANGED, ListingStatus.PAUSED}
     assert_converged(emulator, control)
+
+
+async def test_the_horizons_new_night_is_written_but_not_seen_as_a_change_of_the_pms(
+    emulator: Emulator, control: Control, make_sync: SyncFactory, sqlite_store: Store
+) -> None:
+    synced_sync = await synced(make_sync, sqlite_store, emulator, control)
+    # the date moved: the horizon reaches one night further (the same as a day later's poll)
+    sync = make_sync(sqlite_store, horizon_days=synced_sync.settings.horizon_days + 1)
+
+    report = await poll(sync)
+
+    written = [o for o in report.listings if o.status is ListingStatus.WRITTEN]
+    assert written and all(o.days_changed == o.days_new == 1 for o in written)
+    assert changes_seen(report) == {}
+    # the full sync that reads the new night's PMS price first writes it: no change either
+    full = await sync_property(sync)
+    priced = [o for o in full.listings if o.status is ListingStatus.WRITTEN]
+    assert priced and all(o.days_changed == o.days_new for o in priced)
+    assert changes_seen(full) == {}
+    # a booking in the same poll is the desk's change, the new night or not
+    control.clear_log()
+    sync = make_sync(sqlite_store, horizon_days=synced_sync.settings.horizon_days + 2)
+    book_two_doubles_nights(control)
+
+    report = await poll(sync)
+
+    doubles = next(o for o in report.listings if o.listing_id == ROOM_TYPE_LISTING)
+    assert doubles.days_changed == 3 and doubles.days_new == 1
+    assert changes_seen(report) == {ChangeKind.AVAILABILITY: 1}

@@ -208,9 +208,9 @@ async def _sync(
         requests = compile_operations(kind, desired, current, max_dates_per_request=run.max_dates_per_request)
     outcome.requests = requests
     outcome.operations = sum(len(request.operations) for request in requests)
-    outcome.days_changed = len(
-        {d for r in requests for op in r.operations for d in _days(op.date_from, op.date_to)}
-    )
+    changed = {d for r in requests for op in r.operations for d in _days(op.date_from, op.date_to)}
+    outcome.days_changed = len(changed)
+    outcome.days_new = sum(1 for day in changed if _first_sent(current.get(day), desired.get(day)))
     if requests:
         outcome.priority = run.write_priority or write_priority(requests)
     if from_channel and (run.dry_run or not requests):
@@ -307,6 +307,13 @@ def _worth_recording(state: ListingState | None, result: str, now: datetime) -> 
     if state is None or state.last_synced_at is None or state.last_sync_result != result:
         return True
     return result != ListingStatus.UNCHANGED.value or now - state.last_synced_at >= RECORD_UNCHANGED_EVERY
+
+
+def _first_sent(before: DayState | None, after: DayState | None) -> bool:
+    """The night's write is its first: the channel was never sent the night, or never a price
+    that it now gets (the horizon's new last night: the poll after the date moves writes its
+    rooms, the full sync that reads its PMS price first writes the price)."""
+    return before is None or (before.price is None and after is not None and after.price is not None)
 
 
 def _days(first: date, last: date) -> list[date]:

@@ -46,6 +46,10 @@ class ListingOutcome:
     read_channel: bool = False
     """The channel calendar was read (first sync, resync, reconcile) instead of using the ledger."""
     days_changed: int = 0
+    days_new: int = 0
+    """Of ``days_changed``, the nights written for the first time, or given their first price: the
+    horizon's new last night when the date moves (its rooms by the next poll, its price by the
+    full sync that reads it), a listing's first sync. Written, but no change of the PMS."""
     operations: int = 0
     requests: list[InventoryRequestPlan] = field(default_factory=list)
     priority: Priority | None = None
