@@ -50,7 +50,7 @@ def learned(rng: random.Random, days: int, seen_share: float) -> dict[int, Learn
 
 def p95_of(shape: tuple[float, ...], runs: int, gap: float, minimum: float) -> float:
     """The p95 of one Monday of ``shape_runs`` from midnight, as the desk makes its changes."""
-    per_hour = []
+    per_hour: list[float] = []
     for hour in range(24):  # the plan as made at each hour's start, the runs of that hour taken
         left = runs - sum(per_hour)
         plan = shape_runs(
