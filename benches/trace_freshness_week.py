@@ -73,11 +73,8 @@ def midnight_plan_p95(runs: int, day: datetime, max_gap: float) -> float:
     weights = run_weights(shares)
     extra = max(runs - sum(floors), 0.0)
     per_hour = [round(floor + extra * w / sum(weights)) for floor, w in zip(floors, weights, strict=True)]
-    starts = [
-        day + timedelta(hours=hour, seconds=3600 * (i + 1) / count)
-        for hour, count in enumerate(per_hour)
-        for i in range(count)
-    ]
+    in_hours = [day + timedelta(hours=hour) for hour, count in enumerate(per_hour) for _ in range(count)]
+    starts = front_desk.evenly_within_hours(in_hours, day)
     return front_desk.schedule_p95([*starts, day + timedelta(days=1, seconds=max_gap)], day, [1])
 
 

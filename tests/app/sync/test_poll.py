@@ -261,7 +261,6 @@ async def test_the_horizons_new_night_is_written_but_not_seen_as_a_change_of_the
     assert priced and all(o.days_changed == o.days_new for o in priced)
     assert changes_seen(full) == {}
     # a booking in the same poll is the desk's change, the new night or not
-    control.clear_log()
     sync = make_sync(sqlite_store, horizon_days=synced_sync.settings.horizon_days + 2)
     book_two_doubles_nights(control)
 
