@@ -12,10 +12,17 @@ change). Then prints, per day and kind: the runs, the schedule's own p95 for the
 for the day alone) and the p95 of as many runs placed as the plan places them from midnight (each
 hour its max gap's floor, the rest by the cube root of the desk's share, evenly spaced in the
 hour), which separates how many runs a day made from where they fell; and the runs by hour.
+
+For the detections also the bound for the check windows they read (:func:`best_p95_for_windows`):
+a detection costs one request per window, one more per edge of each closed run known then, so
+the bound for as many runs counts a night's one-window detection as one of the afternoon's
+seven; this one prices each hour's runs at its windows, the requests a schedule could have moved
+(what locating a change costs is the same whatever the schedule).
 """
 
 from __future__ import annotations
 
+import bisect
 import json
 import sys
 from datetime import datetime, timedelta
@@ -78,8 +85,57 @@ def midnight_plan_p95(runs: int, day: datetime, max_gap: float) -> float:
     return front_desk.schedule_p95([*starts, day + timedelta(days=1, seconds=max_gap)], day, [1])
 
 
+def best_p95_for_windows(budget: float, window_cost: list[float]) -> float:
+    """The lowest p95 any schedule gets from ``budget`` requests of check windows when a detection
+    in hour ``h`` reads ``window_cost[h]`` windows (the closures known then): for a p95 of ``L``, a
+    run covers ``L`` seconds of its hour, worth that hour's share of the desk's changes, so the
+    best schedule buys the hours by share per window first (a fractional knapsack), and ``L`` is
+    the least that reaches 95 %. What locating a change costs (the same whatever the schedule) is
+    not in ``budget``; one run is added, as in :func:`front_desk.best_p95_by_day`."""
+    weights = front_desk.hour_weights()
+    order = sorted(range(24), key=lambda h: weights[h] / window_cost[h], reverse=True)
+    budget += sum(window_cost) / 24
+
+    def covered(wait: float) -> float:
+        left, share = budget, 0.0
+        for hour in order:
+            runs = min(3600 / wait, left / window_cost[hour])
+            share += weights[hour] * runs * wait / 3600
+            left -= runs * window_cost[hour]
+            if left <= 0:
+                break
+        return share
+
+    low, high = 1.0, 86_400.0
+    while high - low > 0.5:
+        middle = (low + high) / 2
+        low, high = (low, middle) if covered(middle) >= 0.95 else (middle, high)
+    return high
+
+
+def windows_by_hour(plans: list[dict[str, Any]], day: datetime) -> list[float]:
+    """Each hour's check windows on ``day``: the mean of its plans' (the hour before's when none)."""
+    costs: list[float] = []
+    for hour in range(24):
+        start, end = day + timedelta(hours=hour), day + timedelta(hours=hour + 1)
+        seen = [p["windows"] for p in plans if start <= datetime.fromisoformat(p["at"]) < end]
+        costs.append(sum(seen) / len(seen) if seen else (costs[-1] if costs else 1.0))
+    return [max(cost, 1.0) for cost in costs]
+
+
+def windows_read(plans: list[dict[str, Any]], run_starts: list[datetime]) -> float:
+    """The check windows the detections starting at ``run_starts`` read (the last plan's before each)."""
+    at = [datetime.fromisoformat(p["at"]) for p in plans]
+    total = 0.0
+    for start in run_starts:
+        index = bisect.bisect_right(at, start) - 1
+        total += max(plans[index]["windows"], 1) if index >= 0 else 1
+    return total
+
+
 def report(rows: list[dict[str, Any]]) -> None:
     runs = [r for r in rows if r["t"] == "run"]
+    plans = [r for r in rows if r["t"] == "plan"]
     days = sorted({datetime.fromisoformat(r["at"]).date() for r in runs})[1:]  # the first: the evening before
     for kind, max_gap in MAX_GAPS.items():
         starts = sorted(datetime.fromisoformat(r["at"]) for r in runs if r["kind"] == kind)
@@ -97,6 +153,13 @@ def report(rows: list[dict[str, Any]]) -> None:
                 f"{date} {kind}: {len(of_day)} runs; own p95 {own:.0f} s ({own / bound:.2f}x the bound "
                 f"{bound:.0f} s); as the midnight plan places them {placed:.0f} s ({placed / bound:.2f}x)"
             )
+            if kind == "detect":
+                spent = windows_read(plans, of_day)
+                by_windows = best_p95_for_windows(spent, windows_by_hour(plans, day))
+                print(
+                    f"    for the {spent:.0f} check windows they read, at each hour's windows: the bound "
+                    f"{by_windows:.0f} s; own p95 {own / by_windows:.2f}x it"
+                )
             print(f"    by hour {by_hour}")
 
 
