@@ -61,7 +61,7 @@ def test_a_weight_halves_every_half_life_and_an_observation_adds_to_it() -> None
 
 
 def test_what_was_learned_outweighs_the_prior_and_fades() -> None:
-    learned = {3: LearnedWeight(100.0, MONDAY)}  # 03:00 on Mondays: a night auditor at work
+    learned = {3: LearnedWeight(1000.0, MONDAY)}  # 03:00 on Mondays: a night auditor at work
     fresh = week_shape(learned, MONDAY, half_life=TWO_WEEKS)
     assert sum(fresh) == pytest.approx(1.0)
     nights = [fresh[day * 24 + 3] for day in range(7)]
