@@ -71,6 +71,16 @@ def test_what_was_learned_outweighs_the_prior_and_fades() -> None:
     assert faded[3] < 0.05  # after 20 weeks the prior is back
 
 
+def test_one_change_seen_does_not_make_its_hour_the_busiest() -> None:
+    # a change the 05:09 poll saw: the rest of 05:00 must not outrank the desk's busy hours (with
+    # a prior of 20 changes it weighed 2.4 busy hours, and the plan moved its polls there)
+    night = week_shape({5: LearnedWeight(1.0, MONDAY)}, MONDAY, half_life=TWO_WEEKS)
+    assert night[5] < night[10]
+    # nor does one change in a busy hour make it much busier than the next (3.2x with 20)
+    busy = week_shape({10: LearnedWeight(1.0, MONDAY)}, MONDAY, half_life=TWO_WEEKS)
+    assert busy[10] < 1.5 * busy[11]
+
+
 def test_an_hour_learns_from_the_same_hour_of_every_day() -> None:
     # changes seen at 10:00 on Monday and Tuesday only: every day's 10:00 rises (the hours of the
     # day repeat, and a week of changes is too few to trust each hour of the week alone), those
