@@ -373,12 +373,17 @@ def best_p95_by_day(runs_by_day: Sequence[float], changes_by_day: Sequence[int])
             for runs, n in zip(runs_by_day, changes_by_day, strict=True)
         )
 
-    low, high = 0.0, 86_400.0
-    if shown(high) < 0.95 * total - 1e-9:
+    if shown(86_400.0) < 0.95 * total - 1e-9:
         return mean
+    return least_wait(lambda wait: shown(wait) >= 0.95 * total - 1e-9, low=0.0)
+
+
+def least_wait(reaches: Callable[[float], bool], *, low: float, high: float = 86_400.0) -> float:
+    """The least wait (s, to half a second) from ``low`` to ``high`` for which ``reaches`` holds,
+    ``reaches`` growing with the wait (``high`` when none does)."""
     while high - low > 0.5:
         middle = (low + high) / 2
-        low, high = (low, middle) if shown(middle) >= 0.95 * total - 1e-9 else (middle, high)
+        low, high = (low, middle) if reaches(middle) else (middle, high)
     return high
 
 

@@ -106,36 +106,35 @@ def best_p95_for_windows(budget: float, window_cost: list[float]) -> float:
                 break
         return share
 
-    low, high = 1.0, 86_400.0
-    while high - low > 0.5:
-        middle = (low + high) / 2
-        low, high = (low, middle) if covered(middle) >= 0.95 else (middle, high)
-    return high
+    return front_desk.least_wait(lambda wait: covered(wait) >= 0.95, low=1.0)
 
 
-def windows_by_hour(plans: list[dict[str, Any]], day: datetime) -> list[float]:
+PlannedWindows = list[tuple[datetime, int]]
+"""Each plan's instant and the next detection's check windows, in the order they were made."""
+
+
+def windows_by_hour(plans: PlannedWindows, day: datetime) -> list[float]:
     """Each hour's check windows on ``day``: the mean of its plans' (the hour before's when none)."""
     costs: list[float] = []
     for hour in range(24):
         start, end = day + timedelta(hours=hour), day + timedelta(hours=hour + 1)
-        seen = [p["windows"] for p in plans if start <= datetime.fromisoformat(p["at"]) < end]
+        seen = [windows for at, windows in plans if start <= at < end]
         costs.append(sum(seen) / len(seen) if seen else (costs[-1] if costs else 1.0))
     return [max(cost, 1.0) for cost in costs]
 
 
-def windows_read(plans: list[dict[str, Any]], run_starts: list[datetime]) -> float:
+def windows_read(plans: PlannedWindows, run_starts: list[datetime]) -> float:
     """The check windows the detections starting at ``run_starts`` read (the last plan's before each)."""
-    at = [datetime.fromisoformat(p["at"]) for p in plans]
     total = 0.0
     for start in run_starts:
-        index = bisect.bisect_right(at, start) - 1
-        total += max(plans[index]["windows"], 1) if index >= 0 else 1
+        index = bisect.bisect_right(plans, start, key=lambda plan: plan[0]) - 1
+        total += max(plans[index][1], 1) if index >= 0 else 1
     return total
 
 
 def report(rows: list[dict[str, Any]]) -> None:
     runs = [r for r in rows if r["t"] == "run"]
-    plans = [r for r in rows if r["t"] == "plan"]
+    plans = [(datetime.fromisoformat(r["at"]), r["windows"]) for r in rows if r["t"] == "plan"]
     days = sorted({datetime.fromisoformat(r["at"]).date() for r in runs})[1:]  # the first: the evening before
     for kind, max_gap in MAX_GAPS.items():
         starts = sorted(datetime.fromisoformat(r["at"]) for r in runs if r["kind"] == kind)
