@@ -61,7 +61,7 @@ def test_a_weight_halves_every_half_life_and_an_observation_adds_to_it() -> None
 
 
 def test_what_was_learned_outweighs_the_prior_and_fades() -> None:
-    learned = {3: LearnedWeight(100.0, MONDAY)}  # 03:00 on Mondays: a night auditor at work
+    learned = {3: LearnedWeight(1000.0, MONDAY)}  # 03:00 on Mondays: a night auditor at work
     fresh = week_shape(learned, MONDAY, half_life=TWO_WEEKS)
     assert sum(fresh) == pytest.approx(1.0)
     nights = [fresh[day * 24 + 3] for day in range(7)]
@@ -69,6 +69,16 @@ def test_what_was_learned_outweighs_the_prior_and_fades() -> None:
     assert fresh[3] > 2 * max(nights[1:]) and min(nights) > 50 * fresh[4]  # Mondays most
     faded = week_shape(learned, MONDAY + 10 * TWO_WEEKS, half_life=TWO_WEEKS)
     assert faded[3] < 0.05  # after 20 weeks the prior is back
+
+
+def test_one_change_seen_does_not_make_its_hour_the_busiest() -> None:
+    # a change the 05:09 poll saw: the rest of 05:00 must not outrank the desk's busy hours (with
+    # a prior of 20 changes it weighed 2.4 busy hours, and the plan moved its polls there)
+    night = week_shape({5: LearnedWeight(1.0, MONDAY)}, MONDAY, half_life=TWO_WEEKS)
+    assert night[5] < night[10]
+    # nor does one change in a busy hour make it much busier than the next (3.2x with 20)
+    busy = week_shape({10: LearnedWeight(1.0, MONDAY)}, MONDAY, half_life=TWO_WEEKS)
+    assert busy[10] < 1.5 * busy[11]
 
 
 def test_an_hour_learns_from_the_same_hour_of_every_day() -> None:

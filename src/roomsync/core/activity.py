@@ -87,13 +87,21 @@ def default_shape(busy_from: int = 7, busy_until: int = 23, busy_share: float = 
     return tuple(busy if busy_from <= hour % 24 < busy_until else quiet for hour in range(HOURS_OF_WEEK))
 
 
+PRIOR_MASS = 120.0
+"""How many changes the prior shape counts for. A prior of 20 let one change outweigh its hour's
+prior about 7 to 1 (a quiet hour's far more): the change just seen made the rest of its hour look
+busy, and the plan moved runs there, after the change. At 120 the week bench's polls sat 1.23-1.33x
+the bound for as many (three seeds, three days each, 2026-12-07) where 20 gave 1.32-1.64x; the
+model of the learned week (``benches/model_learned_week.py``) had 1.19x against 1.24-1.27x."""
+
+
 def week_shape(
     learned: Mapping[int, LearnedWeight],
     now: datetime,
     *,
     half_life: timedelta,
     prior: tuple[float, ...] | None = None,
-    prior_mass: float = 20.0,
+    prior_mass: float = PRIOR_MASS,
 ) -> tuple[float, ...]:
     """Share of the changes per hour of the week (sums to 1): the prior, worth ``prior_mass``
     observations, plus every learned weight decayed to ``now`` and pooled with the same hour of
