@@ -59,6 +59,7 @@ def traced(rows: list[dict[str, Any]]) -> None:
                 "detect_interval": plan.detect_interval,
                 "windows": self.costs.check_windows,
                 "detect_cost": self.costs.planned_detect_cost(snapshot.quota),
+                "split": plan.detect_share,
             }
         )
         return plan

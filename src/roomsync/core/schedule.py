@@ -155,11 +155,13 @@ closures and reopenings and 20 price edits)."""
 
 
 def detection_share(
-    base_share: float, seen_by_polls: float, seen_by_detection: float, *, prior_mass: float = 20.0
+    base_share: float, seen_by_polls: float, seen_by_detection: float, *, mix_prior_changes: float = 20.0
 ) -> float:
     """The share of polling's budget the closure and price detection gets, given how many changes
     each kind of run has seen lately (decayed counts); ``base_share`` is its share for the
-    :data:`DEFAULT_MIX`, which also counts as ``prior_mass`` changes seen.
+    :data:`DEFAULT_MIX`, which also counts as ``mix_prior_changes`` changes seen (not the learned
+    week's prior, :data:`roomsync.core.activity.PRIOR_MASS`: that one says when, this one how many
+    of each kind).
 
     Why a square root: with runs of kind ``k`` costing ``c_k`` each and its changes coming at rate
     ``r_k``, the sum over changes of wait / target is least when kind ``k`` gets ``n_k`` runs with
@@ -171,8 +173,8 @@ def detection_share(
     if not 0 < base_share < 1:
         raise ValueError(f"base_share={base_share!r}: must be between 0 and 1")
     polls0, detection0 = (part / sum(DEFAULT_MIX) for part in DEFAULT_MIX)
-    polls = max(seen_by_polls, 0.0) + prior_mass * polls0
-    detection = max(seen_by_detection, 0.0) + prior_mass * detection0
+    polls = max(seen_by_polls, 0.0) + mix_prior_changes * polls0
+    detection = max(seen_by_detection, 0.0) + mix_prior_changes * detection0
     total = polls + detection
     weight_detection = base_share * math.sqrt((detection / total) / detection0)
     weight_polls = (1 - base_share) * math.sqrt((polls / total) / polls0)
