@@ -5,8 +5,9 @@ Run: ``.venv/bin/python benches/trace_freshness_week.py TRACE.jsonl [the week be
 
 Runs :mod:`bench_freshness_week` unchanged, with the planner's ``replan`` and ``run_seen``
 wrapped to record (JSON lines in ``TRACE.jsonl``) each plan (the budget used, the polls and
-detections it planned until the reset, their intervals, the next detection's check windows and
-its planned cost) and each run (kind, requests, check windows, whether a detection found a
+detections it planned until the reset, their intervals, the next detection's check windows,
+its planned cost and the split of the budget between the two: kept for reading the trace, not
+in the report) and each run (kind, requests, check windows, whether a detection found a
 change). Then prints, per day and kind: the runs, the schedule's own p95 for the desk's changes
 (:func:`front_desk.schedule_p95`), the bound for as many runs (:func:`front_desk.best_p95_by_day`
 for the day alone) and the p95 of as many runs placed as the plan places them from midnight (each

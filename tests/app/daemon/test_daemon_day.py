@@ -435,11 +435,11 @@ def test_a_day_of_roomsync_serve_against_the_emulator(tmp_path: Path, faults: di
             _, counted_after = requests_in_metrics(daemon.metrics_text())
             received = log["total"]
             assert answered_before <= received <= counted_after + 8  # a few may be in flight
-            assert received <= len(emulator.state.log.recent)  # every request is in the log, with its time
             # a copy first: the emulator's thread logs the daemon's next requests meanwhile, and a
             # generator over the live deque failed once in CI ("deque mutated during iteration");
             # list() copies it without letting another thread in
             logged = list(emulator.state.log.recent)
+            assert received <= len(logged)  # every request is in the log, with its time
             days = Counter(date.fromisoformat(r.at[:10]) for r in logged)
             assert days[today] <= QUOTA, days  # every request of the day, counted by the quota or not
             throttled = sum(n for key, n in log["byStatus"].items() if key.endswith(" 429"))
