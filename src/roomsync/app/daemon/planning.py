@@ -290,8 +290,8 @@ def plan_polling(
         detect_interval=detect.interval,
         detect_staleness_bound=_bound(detect),
         seconds_to_reset=seconds_to_reset,
-        polls_until_reset=int(poll.runs_until_reset),
-        detections_until_reset=int(detect.runs_until_reset),
+        polls_until_reset=_whole(poll.runs_until_reset),
+        detections_until_reset=_whole(detect.runs_until_reset),
         quota=quota,
         remaining=snapshot.remaining,
         capped_by_share=capped,
@@ -303,6 +303,11 @@ def plan_polling(
     shares = (settings.poll_budget_share, spend_share_of(settings, quota))
     text = explained(plan, *shares, guest_reserve, other, budget, detect_cost, poll, detect)
     return replace(plan, explanation=text)
+
+
+def _whole(runs: float) -> int:
+    """The whole runs in ``runs``, a sum of the slots' parts: 74.99999999999999 is 75."""
+    return int(runs + 1e-9)
 
 
 def _with_gap(burst: Burst | None, gap: float) -> Burst | None:
