@@ -87,7 +87,7 @@ from front_desk import (
 from pydantic import SecretStr
 
 from roomsync.app.daemon.replica import Replica
-from roomsync.core.run_placement import p95_weights
+from roomsync.core.schedule import run_weights
 from roomsync.emulator.clock import EmulatorClock
 from roomsync.emulator.scenario import DEMO_MAPPING_TOML
 from roomsync.emulator.state import EmulatorState
@@ -296,37 +296,24 @@ def bound(args: argparse.Namespace, by_kind: dict[str, list[int]], used: list[in
     return out_of_reach
 
 
-def runs_by_hour_line(run_kind: str, starts: Sequence[datetime], start: datetime, max_gap: float) -> str:
+def runs_by_hour_line(run_kind: str, starts: Sequence[datetime], start: datetime) -> str:
     """The week's runs of ``run_kind`` by hour of the day, beside the share of the desk's changes
-    each hour carries (:func:`hour_weights`) and the share the plan's placement would give it for
-    as many runs a day with the desk's shape known (:func:`roomsync.core.run_placement.p95_weights`,
-    each hour its ``max_gap``'s runs first): where the schedule spends its runs against where the
-    changes are."""
+    each hour carries (:func:`hour_weights`) and the share the plan's run weights give it
+    (:func:`roomsync.core.schedule.run_weights`): where the schedule spends its runs against where
+    the changes are."""
     counts = [0] * 24
     for at in starts:
         if at >= start:
             counts[at.hour] += 1
     total = sum(counts) or 1
     weights = hour_weights()
-    days = max((max(starts) - start).total_seconds() / 86_400, 1.0) if starts else 1.0
-    aimed = aimed_by_hour(weights, total / days, max_gap)
-    aimed_total = sum(aimed) or 1.0
+    aimed = run_weights(weights)
+    aimed_total = sum(aimed)
     cells = [
         f"{h:02d} {100 * counts[h] / total:.0f}/{100 * weights[h]:.0f}/{100 * aimed[h] / aimed_total:.0f}"
         for h in range(24)
     ]
-    return f"{run_kind} % by hour (runs / changes / aimed): " + ", ".join(cells)
-
-
-def aimed_by_hour(shares: Sequence[float], runs: float, max_gap: float) -> list[float]:
-    """The runs a day's placement gives each hour: its max gap's runs (when the day affords them
-    all), the rest in proportion to :func:`roomsync.core.run_placement.p95_weights` (no hour's
-    minimum interval: the benches' desks never reach it)."""
-    floor = 3600 / max_gap if len(shares) * 3600 / max_gap < runs else 0.0
-    placement = p95_weights(shares, runs, floor=floor, cap=float("inf"))
-    extra = runs - floor * len(shares)
-    weight = sum(placement.weights) or 1.0
-    return [floor + extra * w / weight for w in placement.weights]
+    return f"{run_kind} % by hour (runs / changes / cube root): " + ", ".join(cells)
 
 
 def report(
@@ -354,10 +341,8 @@ def report(
         f"polls by day: {', '.join(map(str, outcome.polls_by_day))}; "
         f"detections by day: {', '.join(map(str, outcome.detections_by_day))}"
     )
-    defaults = Settings.model_fields
-    gaps = {"poll": "availability_max_gap_seconds", "detect": "detect_max_gap_seconds"}
-    for run_kind, gap in gaps.items():
-        print(runs_by_hour_line(run_kind, run_starts.get(run_kind, []), start, defaults[gap].default))
+    for run_kind in ("poll", "detect"):
+        print(runs_by_hour_line(run_kind, run_starts.get(run_kind, []), start))
     runs_by_day = {
         "booking": outcome.polls_by_day,
         "cancellation": outcome.polls_by_day,

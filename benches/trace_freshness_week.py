@@ -11,7 +11,7 @@ in the report) and each run (kind, requests, check windows, whether a detection 
 change). Then prints, per day and kind: the runs, the schedule's own p95 for the desk's changes
 (:func:`front_desk.schedule_p95`), the bound for as many runs (:func:`front_desk.best_p95_by_day`
 for the day alone) and the p95 of as many runs placed as the plan places them from midnight (each
-hour its max gap's floor, the rest by the p95's cut on the desk's shares, evenly spaced in the
+hour its max gap's floor, the rest by the cube root of the desk's share, evenly spaced in the
 hour), which separates how many runs a day made from where they fell; and the runs by hour.
 
 For the detections also the bound for the check windows they read (:func:`best_p95_for_windows`):
@@ -36,6 +36,7 @@ import front_desk
 from roomsync.app.daemon import planner as planner_module
 from roomsync.app.daemon.poll_plan import PollPlan
 from roomsync.app.sync import SyncReport
+from roomsync.core.schedule import run_weights
 
 MAX_GAPS = {"poll": 900.0, "detect": 1800.0}
 """The max gaps the plan keeps (the settings' defaults)."""
@@ -75,10 +76,12 @@ def traced(rows: list[dict[str, Any]]) -> None:
 
 
 def midnight_plan_p95(runs: int, day: datetime, max_gap: float) -> float:
-    """The p95 of ``runs`` placed as the plan places them from midnight with the desk's shape
-    known (:func:`bench_freshness_week.aimed_by_hour`), evenly within each hour."""
-    aimed = bench_freshness_week.aimed_by_hour(front_desk.hour_weights(), runs, max_gap)
-    per_hour = [round(count) for count in aimed]
+    """The p95 of ``runs`` placed as the plan places them from midnight, evenly within each hour."""
+    shares = front_desk.hour_weights()
+    floors = [3600 / max_gap] * 24
+    weights = run_weights(shares)
+    extra = max(runs - sum(floors), 0.0)
+    per_hour = [round(floor + extra * w / sum(weights)) for floor, w in zip(floors, weights, strict=True)]
     in_hours = [day + timedelta(hours=hour) for hour, count in enumerate(per_hour) for _ in range(count)]
     starts = front_desk.evenly_within_hours(in_hours, day)
     return front_desk.schedule_p95([*starts, day + timedelta(days=1, seconds=max_gap)], day, [1])

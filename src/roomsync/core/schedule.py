@@ -19,8 +19,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from roomsync.core.run_placement import HourWeights, p95_weights
-
 
 @dataclass(frozen=True)
 class JobCosts:
@@ -255,23 +253,22 @@ def shape_runs(
     """Spend ``runs`` until the reset where ``shape`` (share of changes per hour of the week,
     ``hour`` the current one) says the changes come, never waiting longer than ``max_gap`` nor
     less than ``min_interval`` between two runs; when even ``max_gap`` does not fit the budget,
-    the budget wins (``gap_kept`` says so) and the shape alone places the runs (the quiet hours
-    below the cut then get none: their changes are the 5 % that wait). A ``burst`` raises the
-    share of the time it covers to its own where the shape's is lower, its slot running at least
-    as densely as the hours above the cut and more by the cube root of how much busier it is than
-    they are; its runs come at most its ``gap`` apart where the budget affords that beside every
-    ``max_gap`` (else as if no burst), and never more than its ``most_runs`` (an hour's cap on the
-    spend).
+    the budget wins (``gap_kept`` says so) and the shape alone places the runs: spread evenly over
+    the day, a third of them would wait for changes in the night, and the p95 would be 1.28x its
+    bound for as many runs instead of 1.16x (``benches/model_run_weights.py``, 20-90 runs). A
+    ``burst`` raises the share of the time it covers to its own where the shape's is lower, and
+    its runs come at most its ``gap`` apart where the budget affords that beside every ``max_gap``
+    (else as if no burst), and never more than its ``most_runs`` (an hour's cap on the spend).
 
-    Why a floor and not the share alone: the placement below spends the day's runs for its 95th
-    percentile, which gives the hours above the cut one gap whatever their share; a front desk's
-    busy hour, whose changes should each show within minutes, is served by keeping its gap, paid
-    for by the quiet hours.
+    Why a floor and not the share alone: the cube-root weights below spread the day's runs for its
+    95th percentile, so half an hour with ten times the rate of the evening gets only 2.2 times
+    its runs; a front desk's busy hour, whose changes should each show within minutes, is
+    served by keeping its gap, paid for by the quiet hours.
 
     The allocation is a water-filling: every slot of time (an hour, or the part of one that a
     burst covers) first gets the runs its ``max_gap`` needs, the rest goes to the slots in
-    proportion to their weight (:func:`_day_placement`: 1 above the cut that the p95 asks for, 0
-    below), a slot never above one run per ``min_interval``.
+    proportion to :func:`run_weights` (the cube root of their share of changes), a slot never
+    above one run per ``min_interval``.
     """
     if len(shape) == 0:
         raise ValueError("shape_runs needs a shape with at least one hour")
@@ -281,15 +278,12 @@ def shape_runs(
     slots: list[tuple[float, float]] = []  # (seconds, weight of the slot)
     changes: list[float] = []  # the share of the changes each slot is expected to bring
     edges = slot_edges(seconds_into_hour, seconds_to_reset, burst)
-    placement = _day_placement(shape, hour, seconds_to_reset, runs, min_interval, max_gap)
     for start, end, hours in edges:
         at = (hour + hours) % len(shape)
-        own = share = max(shape[at], 0.0)
-        weight = placement.weights[hours % len(placement.weights)]
-        if burst is not None and start < burst.seconds and burst.share_per_hour > own:
-            share = burst.share_per_hour
-            weight = max(weight, 1.0) * _burst_weight(share, own or placement.cut_share)
-        slots.append((end - start, weight))
+        share = max(shape[at], 0.0)
+        if burst is not None and start < burst.seconds:
+            share = max(share, burst.share_per_hour)
+        slots.append((end - start, run_weights([share])[0]))
         changes.append((end - start) / 3600.0 * share)
     if sum(changes) <= 0:  # nothing expected before the reset: a change is as likely at any time
         changes = [length for length, _ in slots]
@@ -339,34 +333,6 @@ def shape_runs(
         interval = max(_first_run(slot_lengths=[length for length, _ in slots], runs=given), min_interval)
     promised = wait_percentile(list(zip(changes, gaps, strict=True)), PROMISED_SHARE)
     return KindPlan(interval, sum(given), max(g for g in gaps if math.isfinite(g)), kept, promised)
-
-
-def _day_placement(
-    shape: Sequence[float],
-    hour: int,
-    seconds_to_reset: float,
-    runs: float,
-    min_interval: float,
-    max_gap: float,
-) -> HourWeights:
-    """The hours of the next day that earn runs beyond their max gap (:func:`.run_placement.p95_weights`),
-    for as many runs a day as ``runs`` until the reset makes: a whole day from the current hour,
-    not the hours to the reset, so the cut is the same at every plan of the day (made on the hours
-    left, every plan would spend the day's 5 % tail again, on the evening)."""
-    day = [max(shape[(hour + offset) % len(shape)], 0.0) for offset in range(24)]
-    day_runs = runs * 86_400.0 / seconds_to_reset
-    floor = 3600.0 / max_gap if 86_400.0 / max_gap < day_runs else 0.0
-    return p95_weights(day, day_runs, floor=floor, cap=3600.0 / min_interval)
-
-
-BURST_WEIGHT_EXPONENT = 1 / 3
-"""How much more densely a burst's slot runs than the hours above the cut: the cube root of how
-much busier it is than the week expected of its hour (a burst says the learned week is wrong now;
-its gap, where the budget affords it, does the rest)."""
-
-
-def _burst_weight(share: float, reference: float) -> float:
-    return (share / reference) ** BURST_WEIGHT_EXPONENT if reference > 0 else 1.0
 
 
 def _first_run(*, slot_lengths: Sequence[float], runs: Sequence[float]) -> float:
@@ -429,3 +395,24 @@ def wait_percentile(slots: Sequence[tuple[float, float]], share: float) -> float
         if below <= wait <= gap:
             return wait
     return 0.0
+
+
+RUN_WEIGHT_EXPONENT = 1 / 3
+"""The power of an hour's share of changes that weighs its runs (:func:`run_weights`)."""
+
+
+def run_weights(shape: Sequence[float]) -> list[float]:
+    """How densely :func:`shape_runs` runs each hour beyond its max gap: the cube root of the
+    hour's share of changes (:data:`RUN_WEIGHT_EXPONENT`).
+
+    Runs in proportion to the share itself starve the hours at the margin of the busy day (07:00,
+    22:00), whose changes then make the 95th percentile. The square root minimises the MEAN wait
+    (for ``n_h`` runs in an hour with ``r_h`` changes, the mean wait is ``sum(r_h / n_h) / 2`` per
+    hour's changes, least for ``n_h`` proportional to ``sqrt(r_h)``); the targets are 95th
+    percentiles, which a flatter spread serves better. On the week benchmark's front desk, its
+    shape known, the p95 over the bound for as many runs (``benches/front_desk.best_p95``):
+    proportional 1.58-1.73x, square root 1.22-1.24x, cube root 1.16x, fourth root 1.15x, a tenth
+    root 1.22x (470 and 300 polls a day at a 15-minute max gap, 99 detections at 30 minutes;
+    ``benches/model_run_weights.py``). The cube root keeps most of the gain and weighs a learned
+    week's noise less than the square root."""
+    return [max(share, 0.0) ** RUN_WEIGHT_EXPONENT for share in shape]
