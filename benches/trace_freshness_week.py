@@ -12,7 +12,9 @@ change). Then prints, per day and kind: the runs, the schedule's own p95 for the
 (:func:`front_desk.schedule_p95`), the bound for as many runs (:func:`front_desk.best_p95_by_day`
 for the day alone) and the p95 of as many runs placed as the plan places them from midnight (each
 hour its max gap's floor, the rest by the cube root of the desk's share, evenly spaced in the
-hour), which separates how many runs a day made from where they fell; and the runs by hour.
+hour), which separates how many runs a day made from where they fell; the same placed by the week
+the daemon had learned when the day began (its first plan's shapes, recorded once a day), which
+separates what the desk's hours being learned, not known, costs; and the runs by hour.
 
 For the detections also the bound for the check windows they read (:func:`best_p95_for_windows`):
 a detection costs one request per window, one more per edge of each closed run known then, so
@@ -34,6 +36,7 @@ import bench_freshness_week
 import front_desk
 
 from roomsync.app.daemon import planner as planner_module
+from roomsync.app.daemon.planning import Shapes
 from roomsync.app.daemon.poll_plan import PollPlan
 from roomsync.app.sync import SyncReport
 from roomsync.core.schedule import run_weights
@@ -46,9 +49,16 @@ def traced(rows: list[dict[str, Any]]) -> None:
     """Wrap the planner so each plan and each run is appended to ``rows``."""
     replan, run_seen = planner_module.Planner.replan, planner_module.Planner.run_seen
 
+    shape_days: set[str] = set()
+
     def plan_recorded(self: planner_module.Planner) -> PollPlan:
         plan = replan(self)
         snapshot = self.gate.snapshot()
+        today = self.clock().date().isoformat()
+        if today not in shape_days:  # the learned week as the day's first plan had it
+            shape_days.add(today)
+            shapes = self.shapes or Shapes.default()
+            rows.append({"t": "shape", "day": today, "poll": shapes.availability, "detect": shapes.detection})
         rows.append(
             {
                 "t": "plan",
@@ -75,9 +85,10 @@ def traced(rows: list[dict[str, Any]]) -> None:
     planner_module.Planner.run_seen = run_recorded  # type: ignore[method-assign]
 
 
-def midnight_plan_p95(runs: int, day: datetime, max_gap: float) -> float:
-    """The p95 of ``runs`` placed as the plan places them from midnight, evenly within each hour."""
-    shares = front_desk.hour_weights()
+def midnight_plan_p95(runs: int, day: datetime, max_gap: float, shares: list[float] | None = None) -> float:
+    """The p95 for this desk of ``runs`` placed as the plan places them from midnight, evenly within
+    each hour, by ``shares`` (each hour's share of the changes; the desk's own when None)."""
+    shares = shares if shares is not None else front_desk.hour_weights()
     floors = [3600 / max_gap] * 24
     weights = run_weights(shares)
     extra = max(runs - sum(floors), 0.0)
@@ -85,6 +96,11 @@ def midnight_plan_p95(runs: int, day: datetime, max_gap: float) -> float:
     in_hours = [day + timedelta(hours=hour) for hour, count in enumerate(per_hour) for _ in range(count)]
     starts = front_desk.evenly_within_hours(in_hours, day)
     return front_desk.schedule_p95([*starts, day + timedelta(days=1, seconds=max_gap)], day, [1])
+
+
+def day_of_week_shape(week: list[float], weekday: int) -> list[float]:
+    """The 24 hours of ``weekday`` (0: Monday) of a learned week's 168 shares."""
+    return list(week[weekday * 24 : weekday * 24 + 24])
 
 
 def best_p95_for_windows(budget: float, window_cost: list[float]) -> float:
@@ -138,6 +154,12 @@ def report(rows: list[dict[str, Any]]) -> None:
     runs = [r for r in rows if r["t"] == "run"]
     plans = [(datetime.fromisoformat(r["at"]), r["windows"]) for r in rows if r["t"] == "plan"]
     days = sorted({datetime.fromisoformat(r["at"]).date() for r in runs})[1:]  # the first: the evening before
+    shapes = {
+        (r["day"], kind): day_of_week_shape(r[kind], datetime.fromisoformat(r["day"]).weekday())
+        for r in rows
+        if r["t"] == "shape"
+        for kind in ("poll", "detect")
+    }
     for kind, max_gap in MAX_GAPS.items():
         starts = sorted(datetime.fromisoformat(r["at"]) for r in runs if r["kind"] == kind)
         for date in days:
@@ -149,10 +171,13 @@ def report(rows: list[dict[str, Any]]) -> None:
             own = front_desk.schedule_p95(of_day + following, day, [1])
             bound = front_desk.best_p95_by_day([len(of_day)], [1])
             placed = midnight_plan_p95(len(of_day), day, max_gap)
+            shape = shapes.get((date.isoformat(), kind))
+            learned = midnight_plan_p95(len(of_day), day, max_gap, shape) if shape else float("nan")
             by_hour = [sum(1 for t in of_day if t.hour == hour) for hour in range(24)]
             print(
                 f"{date} {kind}: {len(of_day)} runs; own p95 {own:.0f} s ({own / bound:.2f}x the bound "
-                f"{bound:.0f} s); as the midnight plan places them {placed:.0f} s ({placed / bound:.2f}x)"
+                f"{bound:.0f} s); as the midnight plan places them {placed:.0f} s ({placed / bound:.2f}x); "
+                f"so placed by the week it had learned by midnight {learned:.0f} s ({learned / bound:.2f}x)"
             )
             if kind == "detect":
                 spent = windows_read(plans, of_day)
