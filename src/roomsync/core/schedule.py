@@ -19,6 +19,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from roomsync.core.run_placement import HourWeights, p95_weights
+
 
 @dataclass(frozen=True)
 class JobCosts:
@@ -249,6 +251,7 @@ def shape_runs(
     min_interval: float,
     max_gap: float,
     burst: Burst | None = None,
+    cut: bool = False,
 ) -> KindPlan:
     """Spend ``runs`` until the reset where ``shape`` (share of changes per hour of the week,
     ``hour`` the current one) says the changes come, never waiting longer than ``max_gap`` nor
@@ -269,6 +272,13 @@ def shape_runs(
     burst covers) first gets the runs its ``max_gap`` needs, the rest goes to the slots in
     proportion to :func:`run_weights` (the cube root of their share of changes), a slot never
     above one run per ``min_interval``.
+
+    With ``cut`` and the max gap kept, the rest goes instead by the p95's cut
+    (:mod:`.run_placement`): the hours above it at one gap, those below at their max gap only, a
+    burst's slot as densely as the hours above the cut and more by the cube root of how much
+    busier it is than the week expected of its hour. Not where the max gap cannot be kept: the
+    hours below the cut would get no run at all, and a plan made short of the gap that the day
+    then affords leaves a whole night unwatched (the week bench's detections, 2026-12-07).
     """
     if len(shape) == 0:
         raise ValueError("shape_runs needs a shape with at least one hour")
@@ -278,12 +288,19 @@ def shape_runs(
     slots: list[tuple[float, float]] = []  # (seconds, weight of the slot)
     changes: list[float] = []  # the share of the changes each slot is expected to bring
     edges = slot_edges(seconds_into_hour, seconds_to_reset, burst)
+    placement = _day_placement(shape, hour, seconds_to_reset, runs, min_interval, max_gap) if cut else None
+    cut_weights: list[float] = []
     for start, end, hours in edges:
         at = (hour + hours) % len(shape)
-        share = max(shape[at], 0.0)
+        own = share = max(shape[at], 0.0)
         if burst is not None and start < burst.seconds:
             share = max(share, burst.share_per_hour)
         slots.append((end - start, run_weights([share])[0]))
+        if placement is not None:
+            weight = placement.weights[hours % len(placement.weights)]
+            if share > own:  # a burst above its hour's share
+                weight = max(weight, 1.0) * _burst_weight(share, own or placement.cut_share)
+            cut_weights.append(weight)
         changes.append((end - start) / 3600.0 * share)
     if sum(changes) <= 0:  # nothing expected before the reset: a change is as likely at any time
         changes = [length for length, _ in slots]
@@ -301,6 +318,8 @@ def shape_runs(
     kept = sum(floors) < runs
     if not kept:  # no gap can be kept: the shape alone places the runs
         floors = [0.0] * len(slots)
+    elif placement is not None:
+        slots = [(length, weight) for (length, _), weight in zip(slots, cut_weights, strict=True)]
     caps = [length / min_interval for length, _ in slots]
     if burst is not None and math.isfinite(burst.most_runs):
         caps = [
@@ -333,6 +352,36 @@ def shape_runs(
         interval = max(_first_run(slot_lengths=[length for length, _ in slots], runs=given), min_interval)
     promised = wait_percentile(list(zip(changes, gaps, strict=True)), PROMISED_SHARE)
     return KindPlan(interval, sum(given), max(g for g in gaps if math.isfinite(g)), kept, promised)
+
+
+def _day_placement(
+    shape: Sequence[float],
+    hour: int,
+    seconds_to_reset: float,
+    runs: float,
+    min_interval: float,
+    max_gap: float,
+) -> HourWeights | None:
+    """The hours of the next day that earn runs beyond their max gap (:func:`.run_placement.p95_weights`),
+    for as many runs a day as ``runs`` until the reset makes: a whole day from the current hour,
+    not the hours to the reset, so the cut is the same at every plan of the day (made on the hours
+    left, every plan spent the day's 5 % tail again, on the evening). None when the day cannot
+    keep the max gap (see :func:`shape_runs`)."""
+    day = [max(shape[(hour + offset) % len(shape)], 0.0) for offset in range(24)]
+    day_runs = runs * 86_400.0 / seconds_to_reset
+    if 86_400.0 / max_gap >= day_runs:
+        return None
+    return p95_weights(day, day_runs, floor=3600.0 / max_gap, cap=3600.0 / min_interval)
+
+
+BURST_WEIGHT_EXPONENT = 1 / 3
+"""How much more densely a burst's slot runs than the hours above the cut: the cube root of how
+much busier it is than the week expected of its hour (a burst says the learned week is wrong now;
+its gap, where the budget affords it, does the rest)."""
+
+
+def _burst_weight(share: float, reference: float) -> float:
+    return (share / reference) ** BURST_WEIGHT_EXPONENT if reference > 0 else 1.0
 
 
 def _first_run(*, slot_lengths: Sequence[float], runs: Sequence[float]) -> float:

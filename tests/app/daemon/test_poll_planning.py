@@ -80,16 +80,24 @@ def test_the_learned_week_puts_the_polls_where_the_changes_are() -> None:
         ).interval
 
     # From midnight the day holds 8 quiet hours (10 % of the week's changes over 56 of its hours)
-    # and 16 busy ones (90 % over 112): per hour 0.1/56 and 0.9/112 of the changes, run weights
-    # their cube roots, a quiet hour (2/9) ** (1/3) = 0.6057 of a busy one. The 429 polls beyond
-    # the gaps' 96 give a quiet hour 429 * 0.6057 / (16 + 8 * 0.6057) = 12.46 more than its 4.
-    root = (2 / 9) ** (1 / 3)
-    quiet = 4 + 429 * root / (16 + 8 * root)
+    # and 16 busy ones (90 % over 112). The polls' p95 cut (run_placement, on the shares raised to
+    # 0.7) brings the busy hours to one gap and the quiet ones, alike, to what the rest of the 95 %
+    # needs: x polls an hour by day, y at night, 16 x + 8 y = 525 and, within the busy gap,
+    # 16 b + 8 q y / x = 95 % of the flattened changes (b, q: an hour's flattened share).
+    busy_part, quiet_part = (0.9 / 112) ** 0.7, (0.1 / 56) ** 0.7
+    total = 16 * busy_part + 8 * quiet_part
+    night_ratio = (0.95 - 16 * busy_part / total) / (8 * quiet_part / total)
+    quiet = 525 / (16 + 8 * night_ratio) * night_ratio
+    assert quiet > 4  # above the max gap's 4 an hour: the night is partly above the cut
     assert at(0) == pytest.approx(3600 / quiet)
     # at 09:00 nothing was spent (the snapshot says so): the day's ceiling leaves more than the
     # pace, so the 525 polls of the pace go to the 15 hours left: 60 for their gaps, the rest to 14
-    # busy hours and the quiet 23:00
-    busy = 4 + (525 - 60) / (14 + root)
+    # busy hours and the quiet 23:00. The cut is made for a whole day at that pace (525 x 24 / 15 =
+    # 840 polls), the night's ratio to the day the same: the quiet hour's weight beyond the gaps
+    # is (y - 4) / (x - 4) for x = 840 / (16 + 8 r), y = r x
+    by_day = 840 / (16 + 8 * night_ratio)
+    weight = (by_day * night_ratio - 4) / (by_day - 4)
+    busy = 4 + (525 - 60) / (14 + weight)
     assert at(9) == pytest.approx(3600 / busy)
     assert at(9) < at(0) / 1.8
 
