@@ -87,6 +87,7 @@ from front_desk import (
 from pydantic import SecretStr
 
 from roomsync.app.daemon.replica import Replica
+from roomsync.core.run_placement import p95_weights
 from roomsync.core.schedule import run_weights
 from roomsync.emulator.clock import EmulatorClock
 from roomsync.emulator.scenario import DEMO_MAPPING_TOML
@@ -296,24 +297,41 @@ def bound(args: argparse.Namespace, by_kind: dict[str, list[int]], used: list[in
     return out_of_reach
 
 
-def runs_by_hour_line(run_kind: str, starts: Sequence[datetime], start: datetime) -> str:
+def runs_by_hour_line(run_kind: str, starts: Sequence[datetime], start: datetime, max_gap: float) -> str:
     """The week's runs of ``run_kind`` by hour of the day, beside the share of the desk's changes
-    each hour carries (:func:`hour_weights`) and the share the plan's run weights give it
-    (:func:`roomsync.core.schedule.run_weights`): where the schedule spends its runs against where
-    the changes are."""
+    each hour carries (:func:`hour_weights`) and the share the daemon's placement would give it
+    for as many runs a day with the desk's hours known (:func:`aimed_by_hour`): where the schedule
+    spends its runs against where the changes are."""
     counts = [0] * 24
     for at in starts:
         if at >= start:
             counts[at.hour] += 1
     total = sum(counts) or 1
     weights = hour_weights()
-    aimed = run_weights(weights)
-    aimed_total = sum(aimed)
+    days = max((max(starts) - start).total_seconds() / 86_400, 1.0) if starts else 1.0
+    aimed = aimed_by_hour(weights, total / days, max_gap, cut=run_kind == "poll")
+    aimed_total = sum(aimed) or 1.0
     cells = [
         f"{h:02d} {100 * counts[h] / total:.0f}/{100 * weights[h]:.0f}/{100 * aimed[h] / aimed_total:.0f}"
         for h in range(24)
     ]
-    return f"{run_kind} % by hour (runs / changes / cube root): " + ", ".join(cells)
+    return f"{run_kind} % by hour (runs / changes / aimed): " + ", ".join(cells)
+
+
+def aimed_by_hour(shares: Sequence[float], runs: float, max_gap: float, *, cut: bool) -> list[float]:
+    """The runs the daemon's placement gives each hour of a day of ``runs``: its max gap's runs
+    (when the day affords them all), the rest by the p95's cut for the polls (``cut``:
+    :func:`roomsync.core.run_placement.p95_weights`) or by the cube root of the hour's share
+    (:func:`roomsync.core.schedule.run_weights`: the detections, and any day short of its max
+    gap). No hour's minimum interval: the benches' desks never reach it."""
+    floor = 3600 / max_gap if len(shares) * 3600 / max_gap < runs else 0.0
+    if cut and floor > 0:
+        weights = list(p95_weights(shares, runs, floor=floor, cap=float("inf")).weights)
+    else:
+        weights = run_weights(shares)
+    extra = runs - floor * len(shares)
+    total = sum(weights) or 1.0
+    return [floor + extra * weight / total for weight in weights]
 
 
 def report(
@@ -341,8 +359,10 @@ def report(
         f"polls by day: {', '.join(map(str, outcome.polls_by_day))}; "
         f"detections by day: {', '.join(map(str, outcome.detections_by_day))}"
     )
-    for run_kind in ("poll", "detect"):
-        print(runs_by_hour_line(run_kind, run_starts.get(run_kind, []), start))
+    defaults = Settings.model_fields
+    gaps = {"poll": "availability_max_gap_seconds", "detect": "detect_max_gap_seconds"}
+    for run_kind, gap in gaps.items():
+        print(runs_by_hour_line(run_kind, run_starts.get(run_kind, []), start, defaults[gap].default))
     runs_by_day = {
         "booking": outcome.polls_by_day,
         "cancellation": outcome.polls_by_day,

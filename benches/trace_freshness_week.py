@@ -11,8 +11,9 @@ in the report) and each run (kind, requests, check windows, whether a detection 
 change). Then prints, per day and kind: the runs, the schedule's own p95 for the desk's changes
 (:func:`front_desk.schedule_p95`), the bound for as many runs (:func:`front_desk.best_p95_by_day`
 for the day alone) and the p95 of as many runs placed as the plan places them from midnight (each
-hour its max gap's floor, the rest by the cube root of the desk's share, evenly spaced in the
-hour), which separates how many runs a day made from where they fell; the same placed by the week
+hour its max gap's floor, the rest as the daemon places them: the polls by the p95's cut, the
+detections by the cube root of the desk's share; evenly spaced in the hour), which separates
+how many runs a day made from where they fell; the same placed by the week
 the daemon had learned when the day began (its first plan's shapes, recorded once a day), which
 separates what the desk's hours being learned, not known, costs; and the runs by hour.
 
@@ -39,7 +40,6 @@ from roomsync.app.daemon import planner as planner_module
 from roomsync.app.daemon.planning import Shapes
 from roomsync.app.daemon.poll_plan import PollPlan
 from roomsync.app.sync import SyncReport
-from roomsync.core.schedule import run_weights
 
 MAX_GAPS = {"poll": 900.0, "detect": 1800.0}
 """The max gaps the plan keeps (the settings' defaults)."""
@@ -85,14 +85,16 @@ def traced(rows: list[dict[str, Any]]) -> None:
     planner_module.Planner.run_seen = run_recorded  # type: ignore[method-assign]
 
 
-def midnight_plan_p95(runs: int, day: datetime, max_gap: float, shares: list[float] | None = None) -> float:
-    """The p95 for this desk of ``runs`` placed as the plan places them from midnight, evenly within
-    each hour, by ``shares`` (each hour's share of the changes; the desk's own when None)."""
+def midnight_plan_p95(
+    runs: int, day: datetime, max_gap: float, kind: str, shares: list[float] | None = None
+) -> float:
+    """The p95 for this desk of ``runs`` placed as the plan places them from midnight
+    (:func:`bench_freshness_week.aimed_by_hour`: the p95's cut for the polls, the cube root for
+    the detections), evenly within each hour, by ``shares`` (each hour's share of the changes; the
+    desk's own when None)."""
     shares = shares if shares is not None else front_desk.hour_weights()
-    floors = [3600 / max_gap] * 24
-    weights = run_weights(shares)
-    extra = max(runs - sum(floors), 0.0)
-    per_hour = [round(floor + extra * w / sum(weights)) for floor, w in zip(floors, weights, strict=True)]
+    aimed = bench_freshness_week.aimed_by_hour(shares, runs, max_gap, cut=kind == "poll")
+    per_hour = [round(count) for count in aimed]
     in_hours = [day + timedelta(hours=hour) for hour, count in enumerate(per_hour) for _ in range(count)]
     starts = front_desk.evenly_within_hours(in_hours, day)
     return front_desk.schedule_p95([*starts, day + timedelta(days=1, seconds=max_gap)], day, [1])
@@ -170,9 +172,9 @@ def report(rows: list[dict[str, Any]]) -> None:
             following = [t for t in starts if t >= day + timedelta(days=1)][:1]
             own = front_desk.schedule_p95(of_day + following, day, [1])
             bound = front_desk.best_p95_by_day([len(of_day)], [1])
-            placed = midnight_plan_p95(len(of_day), day, max_gap)
+            placed = midnight_plan_p95(len(of_day), day, max_gap, kind)
             shape = shapes.get((date.isoformat(), kind))
-            learned = midnight_plan_p95(len(of_day), day, max_gap, shape) if shape else float("nan")
+            learned = midnight_plan_p95(len(of_day), day, max_gap, kind, shape) if shape else float("nan")
             by_hour = [sum(1 for t in of_day if t.hour == hour) for hour in range(24)]
             print(
                 f"{date} {kind}: {len(of_day)} runs; own p95 {own:.0f} s ({own / bound:.2f}x the bound "

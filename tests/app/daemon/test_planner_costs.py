@@ -130,6 +130,41 @@ async def test_a_detection_waits_when_the_plan_made_again_at_its_start_wants_it_
         schedule.shutdown()
 
 
+async def test_a_polls_plan_brings_forward_a_detection_left_pending_past_it(tmp_path: Path) -> None:
+    planner = planner_of(tmp_path, with_gate=True)
+    schedule = Schedule(planner, lambda kind: asyncio.sleep(0, True), rng=random.Random(1), log=planner.log)
+    try:
+        interval = planner.replan().detect_interval
+        assert math.isfinite(interval)
+        # a detection put off six hours (to a reset, say), the last one long ago: the next poll's
+        # plan wants one now, and gets it
+        schedule._last_detection = wall_now() - timedelta(seconds=2 * interval)
+        schedule._schedule(DETECT, 6 * 3600.0)
+        schedule._keep_detection_on_plan()
+        due = schedule.due_in(DETECT)
+        assert due is not None and due < 1.0
+        # the last detection a tenth of the interval ago, the next due on time: left as it is
+        schedule._last_detection = wall_now() - timedelta(seconds=interval / 10)
+        schedule._schedule(DETECT, 0.9 * interval)
+        schedule._keep_detection_on_plan()
+        due = schedule.due_in(DETECT)
+        assert due is not None and 0.85 * interval < due <= 0.9 * interval
+        # never put off: one due sooner than the plan says stays
+        schedule._schedule(DETECT, 60.0)
+        schedule._keep_detection_on_plan()
+        due = schedule.due_in(DETECT)
+        assert due is not None and due <= 60.0
+        # nor moved while a full sync runs (its end schedules the next detection)
+        schedule._last_detection = wall_now() - timedelta(seconds=2 * interval)
+        schedule._schedule(DETECT, 6 * 3600.0)
+        schedule._firing.add(PRICES)
+        schedule._keep_detection_on_plan()
+        due = schedule.due_in(DETECT)
+        assert due is not None and due > 3600.0
+    finally:
+        schedule.shutdown()
+
+
 def budget(quota: int, used: int) -> BudgetSnapshot:
     return BudgetSnapshot("default", NOW.date(), quota=quota, used_local=used, used_server=used)
 

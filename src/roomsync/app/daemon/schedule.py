@@ -143,6 +143,8 @@ class Schedule:
             # both read availability: the next poll counts from this one (a poll already under way
             # schedules its own successor: one chain of polls, never two)
             self._schedule_poll(behind)
+        if kind == POLL:
+            self._keep_detection_on_plan()
         if kind == DETECT or (kind in SLOWER_JOBS and DETECT not in self._firing):
             # a full sync or reconciliation read all a detection reads: the next counts from it
             self._schedule_detect(behind)
@@ -201,6 +203,27 @@ class Schedule:
             return False
         self._schedule(DETECT, wait * scale)
         return True
+
+    def _keep_detection_on_plan(self) -> None:
+        """Bring the pending detection forward when the plan just made (a poll's) wants it sooner
+        than it is due, by more than :data:`DETECTION_KEPT_WITHIN` of its interval; never put it
+        off (that is :meth:`_detection_deferred`'s, at its start). The week bench's traces found
+        a detection put off to the reset when the evening's full sync and reconciliation had spent
+        the day, and none ran again until the next full sync six hours later, while the plans of
+        the night's polls had one due every 23-27 minutes (3 of 12 three-day runs, 2026-12-07):
+        the polls' plans now keep the detections on time whatever put them off."""
+        plan = self.planner.plan
+        if plan is None or not math.isfinite(plan.detect_interval) or self._last_detection is None:
+            return
+        if DETECT in self._firing or any(kind in self._firing for kind in SLOWER_JOBS):
+            return  # their end schedules the next detection
+        scale = self.settings.time_scale
+        since = (wall_now() - self._last_detection).total_seconds() / scale
+        wanted = max(plan.detect_interval - since, 0.0)
+        due = self.due_in(DETECT)
+        if due is not None and due <= wanted + DETECTION_KEPT_WITHIN * plan.detect_interval:
+            return
+        self._schedule(DETECT, wanted * scale)
 
     def _schedule_poll(self, took: float = 0.0) -> None:
         plan = self.planner.replan()
