@@ -277,8 +277,7 @@ def shape_runs(
     (:mod:`.run_placement`): the hours above it at one gap, those below at their max gap only, a
     burst's slot as densely as the hours above the cut and more by the cube root of how much
     busier it is than the week expected of its hour. Not where the max gap cannot be kept: the
-    hours below the cut would get no run at all, and a plan made short of the gap that the day
-    then affords leaves a whole night unwatched (the week bench's detections, 2026-12-07).
+    hours below the cut would get no run at all.
     """
     if len(shape) == 0:
         raise ValueError("shape_runs needs a shape with at least one hour")

@@ -270,7 +270,7 @@ def plan_polling(
         min_interval=settings.poll_min_seconds,
         max_gap=poll_gap,
         burst=poll_burst,
-        cut=True,  # the detections keep the cube root: their day is often short of their max gap
+        cut=True,  # not the detections': their day is often short of their max gap (see shape_runs)
     )
     if detect_burst is not None:
         detect_burst = room.held_detections(detect_burst, poll.interval, seconds_to_reset)
