@@ -1,7 +1,7 @@
 """Model: how many days of a front desk the learned week needs before the plan it shapes is as
 good as the desk's own hours, per prior mass.
 
-Run: ``.venv/bin/python benches/model_learned_week.py [--seeds 16]``
+Run: ``.venv/bin/python benches/model_learned_week.py [--seeds 16] [--cut]``
 
 No daemon and no emulator: the week bench's front desk (:func:`front_desk.change_times`, 24
 changes a day, a week starting on a Monday) is learned the way the daemon learns it
@@ -48,8 +48,9 @@ def learned(rng: random.Random, days: int, seen_share: float) -> dict[int, Learn
     return weights
 
 
-def p95_of(shape: tuple[float, ...], runs: int, gap: float, minimum: float) -> float:
-    """The p95 of one Monday of ``shape_runs`` from midnight, as the desk makes its changes."""
+def p95_of(shape: tuple[float, ...], runs: int, gap: float, minimum: float, cut: bool = False) -> float:
+    """The p95 of one Monday of ``shape_runs`` from midnight, as the desk makes its changes
+    (``cut``: the polls' placement by the p95's cut, :mod:`roomsync.core.run_placement`)."""
     per_hour: list[float] = []
     for hour in range(24):  # the plan as made at each hour's start, the runs of that hour taken
         left = runs - sum(per_hour)
@@ -61,6 +62,7 @@ def p95_of(shape: tuple[float, ...], runs: int, gap: float, minimum: float) -> f
             runs=left,
             min_interval=minimum,
             max_gap=gap,
+            cut=cut,
         )
         per_hour.append(3600.0 / plan.interval if plan.interval > 0 else 0.0)
     raw = hour_weights()
@@ -72,6 +74,7 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--seeds", type=int, default=16)
+    parser.add_argument("--cut", action="store_true", help="place the runs by the p95's cut (the polls')")
     args = parser.parse_args()
     raw = hour_weights()
     known = tuple(raw[h % 24] / sum(raw) / 7 for h in range(HOURS_OF_WEEK))
@@ -79,7 +82,7 @@ def main() -> None:
         bound = best_p95(runs)
         print(
             f"{runs} runs a day, max gap {gap:.0f} s (bound {bound:.0f} s); the desk's shape known: "
-            f"{p95_of(known, runs, gap, minimum) / bound:.2f}x"
+            f"{p95_of(known, runs, gap, minimum, args.cut) / bound:.2f}x"
         )
         for mass in PRIOR_MASSES:
             cells = []
@@ -88,7 +91,7 @@ def main() -> None:
                 for seed in range(args.seeds):
                     weights = learned(random.Random(seed), days, seen_share)
                     shape = week_shape(weights, MONDAY, half_life=HALF_LIFE, prior_mass=mass)
-                    ratios.append(p95_of(shape, runs, gap, minimum) / bound)
+                    ratios.append(p95_of(shape, runs, gap, minimum, args.cut) / bound)
                 cells.append(
                     f"{days} d {statistics.median(ratios):.2f}x ({min(ratios):.2f}-{max(ratios):.2f})"
                 )
