@@ -112,3 +112,34 @@ def _ties_alike(per_hour: list[float], parts: Sequence[float]) -> list[float]:
         for hour in hours:
             even[hour] = mean
     return even
+
+
+def day_placement(
+    shape: Sequence[float],
+    hour: int,
+    seconds_to_reset: float,
+    runs: float,
+    min_interval: float,
+    max_gap: float,
+) -> HourWeights | None:
+    """The hours of the next day that earn runs beyond their max gap (:func:`p95_weights`),
+    for as many runs a day as ``runs`` until the reset makes: a whole day from the current hour,
+    not the hours to the reset, so the cut is the same at every plan of the day (made on the hours
+    left, every plan spent the day's 5 % tail again, on the evening). None when the day cannot
+    keep the max gap (see :func:`roomsync.core.schedule.shape_runs`)."""
+    day = [max(shape[(hour + offset) % len(shape)], 0.0) for offset in range(24)]
+    day_runs = runs * 86_400.0 / seconds_to_reset
+    if 86_400.0 / max_gap >= day_runs:
+        return None
+    return p95_weights(day, day_runs, floor=3600.0 / max_gap, cap=3600.0 / min_interval)
+
+
+BURST_WEIGHT_EXPONENT = 1 / 3
+"""How much more densely a burst's slot runs than the hours above the cut: the cube root of how
+much busier it is than the week expected of its hour (a burst says the learned week is wrong now;
+its gap, where the budget affords it, does the rest)."""
+
+
+def burst_weight(share: float, reference: float) -> float:
+    """A burst's slot's weight beside the hours above the cut (:data:`BURST_WEIGHT_EXPONENT`)."""
+    return (share / reference) ** BURST_WEIGHT_EXPONENT if reference > 0 else 1.0

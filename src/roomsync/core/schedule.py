@@ -19,7 +19,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from roomsync.core.run_placement import HourWeights, p95_weights
+from roomsync.core.run_placement import burst_weight, day_placement
 
 
 @dataclass(frozen=True)
@@ -287,7 +287,7 @@ def shape_runs(
     slots: list[tuple[float, float]] = []  # (seconds, weight of the slot)
     changes: list[float] = []  # the share of the changes each slot is expected to bring
     edges = slot_edges(seconds_into_hour, seconds_to_reset, burst)
-    placement = _day_placement(shape, hour, seconds_to_reset, runs, min_interval, max_gap) if cut else None
+    placement = day_placement(shape, hour, seconds_to_reset, runs, min_interval, max_gap) if cut else None
     cut_weights: list[float] = []
     for start, end, hours in edges:
         at = (hour + hours) % len(shape)
@@ -298,7 +298,7 @@ def shape_runs(
         if placement is not None:
             weight = placement.weights[hours % len(placement.weights)]
             if share > own:  # a burst above its hour's share
-                weight = max(weight, 1.0) * _burst_weight(share, own or placement.cut_share)
+                weight = max(weight, 1.0) * burst_weight(share, own or placement.cut_share)
             cut_weights.append(weight)
         changes.append((end - start) / 3600.0 * share)
     if sum(changes) <= 0:  # nothing expected before the reset: a change is as likely at any time
@@ -351,36 +351,6 @@ def shape_runs(
         interval = max(_first_run(slot_lengths=[length for length, _ in slots], runs=given), min_interval)
     promised = wait_percentile(list(zip(changes, gaps, strict=True)), PROMISED_SHARE)
     return KindPlan(interval, sum(given), max(g for g in gaps if math.isfinite(g)), kept, promised)
-
-
-def _day_placement(
-    shape: Sequence[float],
-    hour: int,
-    seconds_to_reset: float,
-    runs: float,
-    min_interval: float,
-    max_gap: float,
-) -> HourWeights | None:
-    """The hours of the next day that earn runs beyond their max gap (:func:`.run_placement.p95_weights`),
-    for as many runs a day as ``runs`` until the reset makes: a whole day from the current hour,
-    not the hours to the reset, so the cut is the same at every plan of the day (made on the hours
-    left, every plan spent the day's 5 % tail again, on the evening). None when the day cannot
-    keep the max gap (see :func:`shape_runs`)."""
-    day = [max(shape[(hour + offset) % len(shape)], 0.0) for offset in range(24)]
-    day_runs = runs * 86_400.0 / seconds_to_reset
-    if 86_400.0 / max_gap >= day_runs:
-        return None
-    return p95_weights(day, day_runs, floor=3600.0 / max_gap, cap=3600.0 / min_interval)
-
-
-BURST_WEIGHT_EXPONENT = 1 / 3
-"""How much more densely a burst's slot runs than the hours above the cut: the cube root of how
-much busier it is than the week expected of its hour (a burst says the learned week is wrong now;
-its gap, where the budget affords it, does the rest)."""
-
-
-def _burst_weight(share: float, reference: float) -> float:
-    return (share / reference) ** BURST_WEIGHT_EXPONENT if reference > 0 else 1.0
 
 
 def _first_run(*, slot_lengths: Sequence[float], runs: Sequence[float]) -> float:

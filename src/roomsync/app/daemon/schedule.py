@@ -195,11 +195,8 @@ class Schedule:
         if not math.isfinite(plan.detect_interval):
             self._schedule(DETECT, self._after_reset(plan.seconds_to_reset))
             return True
-        if self._last_detection is None:
-            return False
-        since = (wall_now() - self._last_detection).total_seconds() / scale
-        wait = plan.detect_interval - since
-        if wait <= DETECTION_KEPT_WITHIN * plan.detect_interval:
+        wait = self._plan_wants_detection_in(plan.detect_interval)
+        if wait is None or wait <= DETECTION_KEPT_WITHIN * plan.detect_interval:
             return False
         self._schedule(DETECT, wait * scale)
         return True
@@ -213,17 +210,26 @@ class Schedule:
         the night's polls had one due every 23-27 minutes (3 of 12 three-day runs, 2026-12-07):
         the polls' plans now keep the detections on time whatever put them off."""
         plan = self.planner.plan
-        if plan is None or not math.isfinite(plan.detect_interval) or self._last_detection is None:
+        if plan is None or not math.isfinite(plan.detect_interval):
             return
         if DETECT in self._firing or any(kind in self._firing for kind in SLOWER_JOBS):
             return  # their end schedules the next detection
-        scale = self.settings.time_scale
-        since = (wall_now() - self._last_detection).total_seconds() / scale
-        wanted = max(plan.detect_interval - since, 0.0)
+        wait = self._plan_wants_detection_in(plan.detect_interval)
+        if wait is None:
+            return
+        wanted = max(wait, 0.0)
         due = self.due_in(DETECT)
         if due is not None and due <= wanted + DETECTION_KEPT_WITHIN * plan.detect_interval:
             return
-        self._schedule(DETECT, wanted * scale)
+        self._schedule(DETECT, wanted * self.settings.time_scale)
+
+    def _plan_wants_detection_in(self, detect_interval: float) -> float | None:
+        """Seconds of server time until a plan with ``detect_interval`` wants the next detection,
+        counted from the last one's start (negative: overdue); None before the first."""
+        if self._last_detection is None:
+            return None
+        since = (wall_now() - self._last_detection).total_seconds() / self.settings.time_scale
+        return detect_interval - since
 
     def _schedule_poll(self, took: float = 0.0) -> None:
         plan = self.planner.replan()
