@@ -3,19 +3,20 @@ the runs fell against where the plan made at midnight would have put as many.
 
 Run: ``.venv/bin/python benches/trace_freshness_week.py TRACE.jsonl [the week bench's options]``
 
-Runs :mod:`bench_freshness_week` unchanged, with the planner's ``replan`` and ``run_seen``
-wrapped to record (JSON lines in ``TRACE.jsonl``) each plan (the budget used, the polls and
-detections it planned until the reset, their intervals, the next detection's check windows,
-its planned cost and the split of the budget between the two: kept for reading the trace, not
-in the report) and each run (kind, requests, check windows, whether a detection found a
-change). Then prints, per day and kind: the runs, the schedule's own p95 for the desk's changes
-(:func:`front_desk.schedule_p95`), the bound for as many runs (:func:`front_desk.best_p95_by_day`
-for the day alone) and the p95 of as many runs placed as the plan places them from midnight (each
-hour its max gap's floor, the rest as the daemon places them: the polls by the p95's cut, the
-detections by the cube root of the desk's share; evenly spaced in the hour), which separates
-how many runs a day made from where they fell; the same placed by the week
-the daemon had learned when the day began (its first plan's shapes, recorded once a day), which
-separates what the desk's hours being learned, not known, costs; and the runs by hour.
+Runs :mod:`bench_freshness_week` unchanged, with the planner's ``replan`` and ``run_seen`` wrapped
+to record (JSON lines in ``TRACE.jsonl``) each plan (the budget used, the polls and detections it
+planned until the reset, their intervals, the next detection's check windows, its planned cost and
+the split of the budget between the two: kept for reading the trace, not in the report) and each
+run (kind, its start and end, requests, whether a detection found a change; the report counts the
+starts: before 2026-12-07 it counted the ends, which at a day in 300 s add each run's real duration
+288 times over). Then prints, per day and kind: the runs, the schedule's own p95 for the desk's
+changes (:func:`front_desk.schedule_p95`), the bound for as many runs
+(:func:`front_desk.best_p95_by_day` for the day alone) and the p95 of as many runs placed as the
+plan places them from midnight (each hour its max gap's floor, the rest as the daemon places them:
+the polls by the p95's cut, the detections by the cube root of the desk's share; evenly spaced in
+the hour), which separates how many runs a day made from where they fell; the same placed by the
+week the daemon had learned when the day began (its first plan's shapes, recorded once a day),
+which separates what the desk's hours being learned, not known, costs; and the runs by hour.
 
 For the detections also the bound for the check windows they read (:func:`best_p95_for_windows`):
 a detection costs one request per window, one more per edge of each closed run known then, so
@@ -77,8 +78,12 @@ def traced(rows: list[dict[str, Any]]) -> None:
 
     def run_recorded(self: planner_module.Planner, kind: str, report: SyncReport) -> None:
         found = bool(report.pms.closure_edits or report.pms.price_edits)
-        at = self.clock().isoformat()
-        rows.append({"t": "run", "kind": kind, "at": at, "requests": report.requests, "found": found})
+        # the run's start, as the bench counts a change's wait: its end, in compressed time, adds
+        # the run's real duration times the compression (a poll of 50 ms: 14 s at a day in 300 s)
+        at, ended = report.started_at.isoformat(), self.clock().isoformat()
+        rows.append(
+            {"t": "run", "kind": kind, "at": at, "ended": ended, "requests": report.requests, "found": found}
+        )
         run_seen(self, kind, report)
 
     planner_module.Planner.replan = plan_recorded  # type: ignore[method-assign]
