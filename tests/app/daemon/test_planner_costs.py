@@ -16,7 +16,7 @@ from roomsync.adapters.store import open_store
 from roomsync.app.daemon.planner import Planner
 from roomsync.app.daemon.price_fill import UnreadPrices
 from roomsync.app.daemon.reset_wait import planned_due, waits_for_reset
-from roomsync.app.daemon.run_kinds import DETECT, PRICES, RECONCILE
+from roomsync.app.daemon.run_kinds import DETECT, POLL, PRICES, RECONCILE
 from roomsync.app.daemon.schedule import Schedule
 from roomsync.app.daemon.scheduler import wall_now
 from roomsync.app.sync import SyncReport
@@ -161,6 +161,28 @@ async def test_a_polls_plan_brings_forward_a_detection_left_pending_past_it(tmp_
         schedule._keep_detection_on_plan()
         due = schedule.due_in(DETECT)
         assert due is not None and due > 3600.0
+    finally:
+        schedule.shutdown()
+
+
+async def test_a_detection_lets_a_poll_due_before_it_would_end_go_first(tmp_path: Path) -> None:
+    planner = planner_of(tmp_path, with_gate=True)
+    schedule = Schedule(planner, lambda kind: asyncio.sleep(0, True), rng=random.Random(1), log=planner.log)
+    try:
+        schedule._schedule(POLL, 10.0)
+        assert not schedule._detection_yields_to_poll()  # no detection seen yet: its length unknown
+        schedule._detection_took = 5.0  # the poll comes due after this detection would end
+        assert not schedule._detection_yields_to_poll()
+        schedule._detection_took = 30.0  # it would hold the poll up: the poll first
+        assert schedule._detection_yields_to_poll()
+        due = schedule.due_in(DETECT)
+        assert due is not None and 10.0 < due <= 11.0
+        # once a detection: when it comes due again it runs, whatever became of the poll
+        assert not schedule._detection_yields_to_poll()
+        assert schedule._detection_yields_to_poll()  # the next detection may yield again
+        schedule._detection_yielded = False
+        schedule._firing.add(POLL)  # the poll already under way: the detection waits its turn anyway
+        assert not schedule._detection_yields_to_poll()
     finally:
         schedule.shutdown()
 
