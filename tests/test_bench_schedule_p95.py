@@ -6,27 +6,23 @@ from __future__ import annotations
 
 import bisect
 import random
-import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-BENCHES = Path(__file__).resolve().parents[1] / "benches"
+from support.benches import benches_on_path
+
 DAY = datetime(2026, 12, 9, tzinfo=UTC)
 
 
 @pytest.fixture
 def front_desk() -> Iterator[ModuleType]:
-    sys.path.insert(0, str(BENCHES))
-    try:
+    with benches_on_path():
         import front_desk
 
         yield front_desk
-    finally:
-        sys.path.remove(str(BENCHES))
 
 
 def test_evenly_spaced_runs_give_095_of_their_gap(front_desk: ModuleType) -> None:

@@ -5,22 +5,19 @@ both freshness benches failed to start; nothing ran them until the next bench ru
 from __future__ import annotations
 
 import importlib
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-BENCHES = Path(__file__).resolve().parents[1] / "benches"
+from support.benches import BENCHES
+from support.benches import benches_on_path as on_path
 
 
 @pytest.fixture
 def benches_on_path() -> Iterator[None]:
-    sys.path.insert(0, str(BENCHES))  # the benches import their siblings by name, as when run
-    try:
+    with on_path():
         yield
-    finally:
-        sys.path.remove(str(BENCHES))
 
 
 @pytest.mark.parametrize("module", sorted(p.stem for p in BENCHES.glob("*.py")))
