@@ -28,7 +28,8 @@ from roomsync.app.daemon.poll_plan import PollPlan
 from roomsync.app.daemon.run_costs import RunCosts
 from roomsync.core.activity import HOURS_OF_WEEK, default_shape
 from roomsync.core.budget import BudgetSnapshot, Reserves
-from roomsync.core.schedule import BURST_SECONDS, Burst, NextDue
+from roomsync.core.burst import BURST_SECONDS, Burst
+from roomsync.core.schedule import NextDue
 from roomsync.settings import Settings
 
 NOW = datetime(2027, 3, 1, 0, 0, tzinfo=UTC)  # a Monday, midnight

@@ -6,7 +6,7 @@ differ in what the detections keep and whether the polls may pass the day's ceil
 
 from __future__ import annotations
 
-from roomsync.core.schedule import Burst
+from roomsync.core.burst import Burst
 
 
 def polls_lifted(

@@ -1,4 +1,4 @@
-"""What a burst of the front desk's changes may spend (:func:`roomsync.core.schedule.burst_of`):
+"""What a burst of the front desk's changes may spend (:func:`roomsync.core.burst.burst_of`):
 the polls' burst gap is kept first, within the day's ceiling
 (:func:`.budget_split.polls_kept_for`), and the burst's runs are held to ``busy_hour_share`` of
 the quota an hour (:class:`BurstRoom`).
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from roomsync.core.schedule import BURST_SECONDS, Burst
+from roomsync.core.burst import BURST_SECONDS, Burst
 from roomsync.settings import Settings
 
 

@@ -40,8 +40,9 @@ from roomsync.app.daemon_view import PriceFillStatus
 from roomsync.app.sync import NoMapping, SyncReport
 from roomsync.app.sync.report import HEALTHY_RESULTS
 from roomsync.core.activity import ChangeKind
+from roomsync.core.burst import BURST_SECONDS
 from roomsync.core.ports import SyncRun
-from roomsync.core.schedule import BURST_SECONDS, NextDue
+from roomsync.core.schedule import NextDue
 from roomsync.metrics import Metrics
 from roomsync.property_context import PropertyContext
 

@@ -28,10 +28,9 @@ from roomsync.app.daemon.burst_budget import BurstRoom, RecentSpend
 from roomsync.app.daemon.poll_plan import PollPlan, explained
 from roomsync.core.activity import default_shape, hour_of_week
 from roomsync.core.budget import FREE_LICENCE_QUOTA, BudgetSnapshot, Reserves
+from roomsync.core.burst import BURST_SECONDS, Burst
 from roomsync.core.catalog.types import Priority
 from roomsync.core.schedule import (
-    BURST_SECONDS,
-    Burst,
     Cadence,
     JobCosts,
     KindPlan,
@@ -188,7 +187,7 @@ def plan_polling(
     ``costs``: what each kind of run of the property costs and how often the slower ones run
     (:class:`DayCosts`; the slower jobs' requests are kept out of polling's budget);
     ``bursts``: the polls' and the detection's changes coming faster lately than the learned
-    week says (:func:`roomsync.core.schedule.burst_of`).
+    week says (:func:`roomsync.core.burst.burst_of`).
 
     Polling's budget is the least of: what the quota leaves after the guest reserve and those
     jobs; ``poll_budget_share`` of a day (the pace; in the last twelve hours before the reset, pro

@@ -3,7 +3,7 @@
 The learned week (:mod:`roomsync.core.activity`) says at which hours a front desk works; it learns
 over weeks, so a busy hour today raises the plan only for the hour the changes were seen in, and
 at the next hour the plan falls back to the week while the desk is still busy. The plan therefore
-also looks at the last half hour (:func:`roomsync.core.schedule.burst_of`): kept here, in memory,
+also looks at the last half hour (:func:`roomsync.core.burst.burst_of`): kept here, in memory,
 because a restart forgets at most a burst (the next half hour of changes makes it again) and a
 store write for each run that saw a change would cost every run of every property.
 """
@@ -14,7 +14,7 @@ from collections import deque
 from datetime import datetime, timedelta
 
 from roomsync.core.activity import ChangeKind
-from roomsync.core.schedule import BURST_SECONDS, Burst, burst_of
+from roomsync.core.burst import BURST_SECONDS, Burst, burst_of
 
 DAY = timedelta(days=1)
 
