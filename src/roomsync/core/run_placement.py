@@ -23,8 +23,8 @@ days, the prior of 120 changes) puts 470 polls a day at 1.17x / 1.16x / 1.12x th
 seed 1.18x / 1.17x / 1.15x), against the cube root's 1.19x / 1.18x / 1.20x, and 80 detections at
 1.16-1.17x against 1.23x (1.08x and 1.14x with the desk's shape known); a sketch of the unflattened
 cut had a median of 1.10x but a worst seed at 1.5-2.3x. In the daemon (the week bench's three-day
-traces, 2026-12-07) the polls came to 1.28-1.31x the bound for as many against 1.32x for the cube
-root the same afternoon.
+traces at a day in 600 s, runs timed at their start, 2026-12-07) the polls came to 1.19-1.32x the
+bound for as many, 1.24x on the mean day, at ``spend_share`` 0.6.
 """
 
 from __future__ import annotations
