@@ -252,11 +252,11 @@ class Settings(BaseSettings):
     poll_max_seconds: float = Field(
         21_600.0, gt=0, description="Longest availability polling interval while any budget is left."
     )
-    poll_budget_share: float = Field(
-        0.47, gt=0, le=1,
+    poll_budget_share: float | None = Field(
+        None, gt=0, le=1,
         description="Most of a day's quota that polling (availability, and closure and price "
-        "detection) plans to spend until the reset (pro rata in the last twelve hours before it); the "
-        "rest stays for the pushes, the other jobs, guests and other applications.",
+        "detection) plans for a whole day, spent by the learned week's share of the day left; unset, "
+        "what spend_share leaves after a day of full syncs, reconciliation and re-push.",
     )
     spend_share: float = Field(
         0.6, gt=0, le=1,

@@ -2,8 +2,10 @@
 server's quota reset and the shape of the property's week.
 
 Expected values are worked out here by hand from the rules in docs/operations.md: polling may
-plan ``poll_budget_share`` of a whole day's quota, pro rata for the time left until the reset, after
-the guest reserve and the slower jobs; ``detect_budget_share`` of that goes to detection; each
+plan ``poll_budget_share`` of a whole day's quota (unset: what ``spend_share`` leaves after a day of
+the slower jobs), for the part of the day's runs the learned week places before the reset (a flat
+week: pro rata for the time left), after the guest reserve and the slower jobs, and never past the
+day's ceiling; ``detect_budget_share`` of that goes to detection; each
 kind's runs give every hour the runs its max gap needs, and the rest in proportion to the hour's
 share of changes, never faster than the kind's minimum interval.
 """
@@ -92,15 +94,21 @@ def test_the_learned_week_puts_the_polls_where_the_changes_are() -> None:
     assert quiet > 4  # above the max gap's 4 an hour: the night is partly above the cut
     assert at(0) == pytest.approx(3600 / quiet)
     # at 09:00 nothing was spent (the snapshot says so): the day's ceiling leaves more than the
-    # pace, so the 525 polls of the pace go to the 15 hours left: 60 for their gaps, the rest to 14
-    # busy hours and the quiet 23:00. The cut is made for a whole day at that pace (525 x 24 / 15 =
-    # 840 polls), the night's ratio to the day the same: the quiet hour's weight beyond the gaps
-    # is (y - 4) / (x - 4) for x = 840 / (16 + 8 r), y = r x
-    by_day = 840 / (16 + 8 * night_ratio)
+    # pace, the learned week's part of the day's 525 polls that its 15 hours left hold (placed from
+    # midnight: 4 an hour for the gaps, the other 429 by the cube roots of the shares: 14 busy
+    # hours and the quiet 23:00 of the day's 16 and 8). They go to those hours: 60 for their gaps,
+    # the rest to 14 busy hours and the quiet 23:00. The cut is made for a whole day at that rate
+    # (x 24 / 15), the night's ratio to the day the same: the quiet hour's weight beyond the gaps
+    # is (y - 4) / (x - 4) for x = day's polls / (16 + 8 r), y = r x
+    quiet_root, busy_root = (0.1 / 56) ** (1 / 3), (0.9 / 112) ** (1 / 3)
+    roots = 8 * quiet_root + 16 * busy_root
+    left = (14 * (4 + 429 * busy_root / roots) + 4 + 429 * quiet_root / roots) / 525
+    polls = 525 * left
+    by_day = polls * 24 / 15 / (16 + 8 * night_ratio)
     weight = (by_day * night_ratio - 4) / (by_day - 4)
-    busy = 4 + (525 - 60) / (14 + weight)
+    busy = 4 + (polls - 60) / (14 + weight)
     assert at(9) == pytest.approx(3600 / busy)
-    assert at(9) < at(0) / 1.8
+    assert at(9) < at(0) / 1.4
 
 
 def at_eleven(
@@ -170,11 +178,12 @@ def test_a_burst_spends_at_most_the_busy_hours_share_of_the_quota_an_hour() -> N
     both = (Burst(BURST_SECONDS, 24 / 280, gap=90), Burst(BURST_SECONDS, 12 / 280, gap=600))
 
     def plan(busy_hour_share: float, recent: RecentSpend | None) -> PollPlan:
-        chosen = settings(spend_share=0.6, busy_hour_share=busy_hour_share)
+        chosen = settings(spend_share=0.9, poll_budget_share=None, busy_hour_share=busy_hour_share)
         return at_eleven(chosen, 100, both, poll_cost=1.5, detect_cost=3.0, recent=recent)
 
-    # a quiet morning (100 spent) leaves the day's budget room for polls every minute and a
-    # detection every 292 s in the burst's half hour; with no cap on an hour, that is what it plans
+    # a quiet morning (100 spent) of a hotel that lets roomsync spend 90 % leaves the day's budget
+    # room for polls every minute and a detection under every 5 minutes in the burst's half hour;
+    # with no cap on an hour, that is what it plans
     uncapped = plan(1.0, RecentSpend(20, poll_cost=1.5, detect_cost=30.0))
     assert uncapped.interval == 60 and uncapped.detect_interval < 300
     # 14 % of 1,500 is 210 an hour: the next half hour may spend 105, less the slower jobs' share
@@ -195,8 +204,8 @@ def test_a_burst_spends_at_most_the_busy_hours_share_of_the_quota_an_hour() -> N
 
 
 def test_the_server_reset_not_midnight_sets_the_time_left() -> None:
-    # the usage headers say the quota resets in an hour: in the last twelve hours the pace is pro
-    # rata for them, 750 * 3,600 / 43,200 = 62.5 for polling, 43.75 polls and 18.75 detections
+    # the usage headers say the quota resets in an hour: the pace is the part of a day's 750 that
+    # a flat week places in it, 750 / 24 = 31.25 for polling, 21.875 polls and 9.375 detections
     plan = plan_polling(
         settings(),
         snapshot(1500, 700),
@@ -207,9 +216,9 @@ def test_the_server_reset_not_midnight_sets_the_time_left() -> None:
         shapes=FLAT,
     )
     assert plan.seconds_to_reset == 3600
-    assert plan.polls_until_reset == 43
-    assert plan.interval == pytest.approx(3600 / 43.75)
-    assert plan.detect_interval == pytest.approx(3600 / 18.75)
+    assert plan.polls_until_reset == 21
+    assert plan.interval == pytest.approx(3600 / 21.875)
+    assert plan.detect_interval == pytest.approx(3600 / 9.375)
 
 
 def test_a_free_licence_spreads_what_it_has_and_says_how_stale_it_can_get() -> None:
@@ -415,20 +424,22 @@ def test_a_day_that_spent_much_polls_only_what_the_spend_share_leaves() -> None:
         return plan.polls_until_reset, plan.detections_until_reset
 
     # 12 hours left: the other jobs need 2 full syncs x 4 + 1 reconciliation x 5 listings + 1 re-push
-    # = 14. The pace allows 50 % x 1,500 = 750 (pro rata only in the last twelve hours); after 800
+    # = 14. The pace allows half of a day's 50 % x 1,500 = 750 (a flat week): 375; after 800
     # requests of its own, 60 % of the day leaves 900 - 800 - 14 = 86, aimed one detection (1
     # request) under: 85, 30 % (25.5) detections, 59.5 polls.
     assert polling(800) == (59, 25)
-    # after 400, the ceiling (485) is still below the pace: 339.5 polls and 145.5 detections
-    assert polling(400) == (339, 145)
+    # after 400, the ceiling (485) is above the pace: 262.5 polls and 112.5 detections
+    assert polling(400) == (262, 112)
     # past the ceiling, the polls keep their max gap (15 minutes: 48 in 12 hours) while the quota
     # affords it; the detections keep theirs only under the ceiling, and none is left
     assert polling(890) == (48, 0)
     # and when not even that fits, the quota wins: 1,500 - 75 (guest reserve) - 14 - 1,380 = 31
     # requests, all of them in the split (21.7 polls, 9.3 detections)
     assert polling(1380) == (21, 9)
-    # a larger spend share lifts the ceiling: 1,200 - 800 - 14 - 1 = 385
-    assert polling(800, spend_share=0.8) == (269, 115)
+    # a larger spend share lifts the ceiling: after 850, 1,200 - 850 - 14 - 1 = 335 where 0.6 leaves
+    # 35, under the polls' max gap alone
+    assert polling(850, spend_share=0.8) == (234, 100)
+    assert polling(850) == (48, 0)
 
 
 def test_a_measured_reconciliation_cost_is_kept_out_of_polling() -> None:

@@ -3,13 +3,13 @@ the server's reset and the learned shape of the property's week.
 
 What polling may spend until the reset (its *budget*) is what is left of the quota after the
 guest reserve and the slower jobs (full syncs, reconciliation, re-push:
-:func:`roomsync.core.schedule.other_jobs_cost`), and at most ``poll_budget_share`` of a whole
-day's quota, pro rata for the time left, so a quiet morning does not make roomsync spend the
-afternoon of every other application of the property. The budget is split between the two kinds
-of detection (``detect_budget_share`` for closures and prices), and each kind spends its part in
-proportion to when its changes happen (:func:`roomsync.core.schedule.shape_runs` over the learned
-week of :mod:`roomsync.core.activity`), never waiting longer than its max gap while the budget
-can afford it.
+:func:`roomsync.core.schedule.other_jobs_cost`), and at most the part of a whole day's polling
+(:func:`day_pace`) that the learned week places before the reset (:mod:`roomsync.core.pace`), so
+a late start or a quiet morning does not make roomsync spend a day's share in an evening. The
+budget is split between the two kinds of detection (``detect_budget_share`` for closures and
+prices), and each kind spends its part in proportion to when its changes happen
+(:func:`roomsync.core.schedule.shape_runs` over the learned week of :mod:`roomsync.core.activity`),
+never waiting longer than its max gap while the budget can afford it.
 
 The reset is the SERVER's (``X-RateLimit-Reset`` of the last answer, as the client's quota gate
 recorded it), not the daemon's own idea of midnight. A day on a free licence (100 requests) still
@@ -30,6 +30,7 @@ from roomsync.core.activity import default_shape, hour_of_week
 from roomsync.core.budget import FREE_LICENCE_QUOTA, BudgetSnapshot, Reserves
 from roomsync.core.burst import BURST_SECONDS, Burst
 from roomsync.core.catalog.types import Priority
+from roomsync.core.pace import share_of_day_left
 from roomsync.core.schedule import (
     Cadence,
     JobCosts,
@@ -190,8 +191,9 @@ def plan_polling(
     week says (:func:`roomsync.core.burst.burst_of`).
 
     Polling's budget is the least of: what the quota leaves after the guest reserve and those
-    jobs; ``poll_budget_share`` of a day (the pace; in the last twelve hours before the reset, pro
-    rata for them, so a late start does not spend a day's share in an evening); and what
+    jobs; the pace (:func:`day_pace` for each kind's part of the day's runs that the learned
+    week places before the reset, so a late start does not spend a day's share in an evening,
+    :func:`roomsync.core.pace.share_of_day_left`); and what
     ``spend_share`` of the day leaves after roomsync's own requests so far and those jobs (the
     day's ceiling, which the pushes and fills of a busy day would otherwise break). Whatever
     those say, the polls keep the runs their max gap needs while the quota affords them, and the
@@ -214,17 +216,19 @@ def plan_polling(
     local = now.astimezone(ZoneInfo(settings.timezone))
     hour = hour_of_week(local)
     into_hour = local.minute * 60 + local.second + local.microsecond / 1e6
-    # the pace: poll_budget_share of a day, for the runs its plan has until the reset; the day's
-    # ceiling below (what spend_share leaves after what was spent) carries over what a quiet hour
-    # did not spend and takes back what a busy one overspent, so no pro rata is needed
-    day_share = settings.poll_budget_share * quota * min(seconds_to_reset / DAY_SECONDS * 2, 1.0)
-    poll_pace = day_share * (1 - split)
-    detect_pace = day_share * split
     # aimed one detection under the ceiling: a run's cost is known only once it has run, and a
     # plan aimed at the ceiling itself passed it by 2-8 requests on the week bench's busiest days;
     # no more than CEILING_MARGIN_SHARE of the quota under it: a free licence's detections cost a
     # third of its day, and a margin of one left them none
     margin = min(max(detect_cost, 1.0), CEILING_MARGIN_SHARE * quota)
+    # the pace: a whole day's polling, for the share of its runs the learned week places until the
+    # reset; the day's ceiling below (what spend_share leaves after what was spent) carries over
+    # what a quiet hour did not spend and takes back what a busy one overspent
+    day = day_pace(settings, quota, costs, margin)
+    into_day = (hour, into_hour, seconds_to_reset)
+    poll_pace = _paced(day * (1 - split), chosen.availability, into_day, poll_cost, _poll_gap(settings))
+    detect_gap = settings.detect_max_gap_seconds
+    detect_pace = _paced(day * split, chosen.detection, into_day, detect_cost, detect_gap)
     ceiling = spend_share_of(settings, quota) * quota - snapshot.used_local - other - margin
     limit = max(min(for_polling, ceiling), 0.0)
     capped = min(poll_pace + detect_pace, ceiling) < for_polling
@@ -300,9 +304,40 @@ def plan_polling(
         promised_p95=_promised(poll),
         detect_promised_p95=_promised(detect),
     )
-    shares = (settings.poll_budget_share, spend_share_of(settings, quota))
-    text = explained(plan, *shares, guest_reserve, other, budget, detect_cost, poll, detect)
+    spend = spend_share_of(settings, quota)
+    text = explained(plan, day, spend, guest_reserve, other, budget, detect_cost, poll, detect)
     return replace(plan, explanation=text)
+
+
+def day_pace(settings: Settings, quota: int, costs: DayCosts, margin: float) -> float:
+    """The requests polling (availability, closures and prices) plans for a whole quota day: what
+    the day's ceiling (``spend_share`` of ``quota``) leaves after a day of the slower jobs and
+    ``margin``, and at most ``poll_budget_share`` of the quota where it is set."""
+    whole_day = other_jobs_until(settings, DAY_SECONDS, replace(costs, next_due=NextDue()))
+    pace = spend_share_of(settings, quota) * quota - whole_day - margin
+    if settings.poll_budget_share is not None:
+        pace = min(pace, settings.poll_budget_share * quota)
+    return max(pace, 0.0)
+
+
+def _paced(
+    requests_a_day: float,
+    shape: tuple[float, ...],
+    into_day: tuple[int, float, float],
+    cost: float,
+    max_gap: float,
+) -> float:
+    """The part of a kind's ``requests_a_day`` that its runs, placed by ``shape``, spend until the reset."""
+    hour, into_hour, seconds_to_reset = into_day
+    left = share_of_day_left(
+        shape,
+        hour=hour,
+        seconds_into_hour=into_hour,
+        seconds_to_reset=seconds_to_reset,
+        runs_a_day=requests_a_day / max(cost, 1.0),
+        max_gap=max_gap,
+    )
+    return requests_a_day * left
 
 
 def _whole(runs: float) -> int:

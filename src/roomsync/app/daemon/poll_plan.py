@@ -52,7 +52,7 @@ def _minutes(seconds: float) -> str:
 
 def explained(
     plan: PollPlan,
-    pace_share: float,
+    pace: float,
     spend: float,
     guest_reserve: int,
     other: int,
@@ -62,14 +62,18 @@ def explained(
     detect: KindPlan,
 ) -> str:
     """What ``plan`` says to an operator: the budget, each kind's runs and how stale it can get
-    (``pace_share``: ``poll_budget_share``; ``spend``: the day's ceiling as a share of the quota)."""
+    (``pace``: the requests polling plans for a whole day; ``spend``: the day's ceiling as a share
+    of the quota)."""
     if not math.isfinite(plan.interval) and not math.isfinite(plan.detect_interval):
         text = (
             f"{plan.remaining} requests left today, {guest_reserve} kept for guests: no polling until "
             f"the quota resets in {plan.seconds_to_reset / 3600:.1f} h"
         )
     else:
-        most = f" (at most {pace_share:.0%} of the day's quota, and what {spend:.0%} of it leaves in all)"
+        most = (
+            f" (at most the learned week's part of a day's {pace:.0f}, and what {spend:.0%} of the "
+            "quota leaves in all)"
+        )
         share = most if plan.capped_by_share else ""
         text = (
             f"{plan.remaining} of {plan.quota} requests left, {guest_reserve} kept for guests, {other} for "
