@@ -107,7 +107,7 @@ async def test_a_detection_waits_when_the_plan_made_again_at_its_start_wants_it_
     tmp_path: Path,
 ) -> None:
     planner = planner_of(tmp_path, with_gate=True, daily_quota=100)
-    schedule = Schedule(planner, lambda kind: asyncio.sleep(0, True), rng=random.Random(1), log=planner.log)
+    schedule = Schedule(planner, lambda kind: asyncio.sleep(0, 0.0), rng=random.Random(1), log=planner.log)
     try:
         interval = planner.replan().detect_interval
         assert math.isfinite(interval)
@@ -132,7 +132,7 @@ async def test_a_detection_waits_when_the_plan_made_again_at_its_start_wants_it_
 
 async def test_a_polls_plan_brings_forward_a_detection_left_pending_past_it(tmp_path: Path) -> None:
     planner = planner_of(tmp_path, with_gate=True)
-    schedule = Schedule(planner, lambda kind: asyncio.sleep(0, True), rng=random.Random(1), log=planner.log)
+    schedule = Schedule(planner, lambda kind: asyncio.sleep(0, 0.0), rng=random.Random(1), log=planner.log)
     try:
         interval = planner.replan().detect_interval
         assert math.isfinite(interval)
@@ -167,7 +167,7 @@ async def test_a_polls_plan_brings_forward_a_detection_left_pending_past_it(tmp_
 
 async def test_a_detection_lets_a_poll_due_before_it_would_end_go_first(tmp_path: Path) -> None:
     planner = planner_of(tmp_path, with_gate=True)
-    schedule = Schedule(planner, lambda kind: asyncio.sleep(0, True), rng=random.Random(1), log=planner.log)
+    schedule = Schedule(planner, lambda kind: asyncio.sleep(0, 0.0), rng=random.Random(1), log=planner.log)
     try:
         schedule._schedule(POLL, 10.0)
         assert not schedule._detection_yields_to_poll()  # no detection seen yet: its length unknown
@@ -224,9 +224,9 @@ async def test_a_full_sync_due_late_in_a_free_day_runs_after_the_reset_but_never
     planner = planner_of(tmp_path, with_gate=True, now=NOW + timedelta(hours=15), daily_quota=100)
     ran: list[str] = []
 
-    async def run(kind: str) -> bool:
+    async def run(kind: str) -> float | None:
         ran.append(kind)
-        return True
+        return 0.0
 
     schedule = Schedule(planner, run, rng=random.Random(1), log=planner.log)
     try:

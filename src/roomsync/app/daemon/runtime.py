@@ -37,6 +37,7 @@ import asyncio
 import contextlib
 import logging
 import random
+import time
 from collections.abc import Awaitable, Callable, Collection, MutableMapping
 from datetime import UTC, date, datetime
 from typing import Any
@@ -350,16 +351,27 @@ class Daemon:
                     self.drift[outcome.key] = outcome.drift_days
         self._remember_token()
 
-    async def _run_scheduled(self, kind: str) -> bool:
-        """One run of a scheduled ``kind``; False when the daemon is stopping (no successor then)."""
+    async def _run_scheduled(self, kind: str) -> float | None:
+        """One run of a scheduled ``kind``: the real seconds it held the property's lock, None when
+        the daemon is stopping (no successor then)."""
         run = run_kinds.SCHEDULED_RUNS[kind]
+        held = 0.0
+
+        async def timed() -> SyncReport:
+            nonlocal held
+            began = time.monotonic()
+            try:
+                return await run(self.runs)
+            finally:
+                held = time.monotonic() - began
+
         try:
-            await self.exclusive(kind, lambda: run(self.runs))
+            await self.exclusive(kind, timed)
         except ShuttingDown:
-            return False
+            return None
         except Exception:  # recorded and logged as a health change; the chain must go on
             self.log.debug("%s crashed", kind, exc_info=True)
-        return True
+        return held
 
     async def _push(self, room_type_id: int, nights: list[date], exclude: str | None, changes: int) -> None:
         self.metrics.targeted_push_changes.labels(self.property_id).inc(changes)

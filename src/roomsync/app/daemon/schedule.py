@@ -33,8 +33,9 @@ POLL_FIRST_MARGIN = 1.0
 (:meth:`Schedule._detection_yields_to_poll`): the poll starts first and the detection waits its
 turn."""
 
-ScheduledRun = Callable[[str], Awaitable[bool]]
-"""Runs one scheduled kind; False when the daemon is stopping (the run has no successor then)."""
+ScheduledRun = Callable[[str], Awaitable[float | None]]
+"""Runs one scheduled kind: the real seconds it held the property's lock (its wait for the lock
+left out), or None when the daemon is stopping (the run has no successor then)."""
 
 
 class Schedule:
@@ -62,7 +63,7 @@ class Schedule:
         self._first_full_sync = False
         """The property's first full sync is pending (it never waits for the reset)."""
         self._detection_took: float | None = None
-        """Real seconds the last scheduled detection took (lock wait included)."""
+        """Real seconds the last scheduled detection held the property's lock."""
         self._detection_yielded = False
         """The pending detection already let a poll go first."""
 
@@ -133,14 +134,14 @@ class Schedule:
                 return
             self._last_detection = wall_now()
         self._firing.add(kind)
-        began = wall_now()
         try:
-            if not await self._run(kind):
-                return
+            took = await self._run(kind)
         finally:
             self._firing.discard(kind)
-        if kind == DETECT:
-            self._detection_took = (wall_now() - began).total_seconds()
+        if took is None:
+            return
+        if kind == DETECT:  # how long it holds up a poll: a wait for another run's lock does not
+            self._detection_took = took
         # fixed rate: the next run is due an interval after this one was due, not after it ended,
         # so the time a run takes (or waits for another) does not stretch the schedule
         behind = (wall_now() - due).total_seconds()
