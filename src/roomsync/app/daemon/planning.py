@@ -222,8 +222,9 @@ def plan_polling(
     # third of its day, and a margin of one left them none
     margin = min(max(detect_cost, 1.0), CEILING_MARGIN_SHARE * quota)
     # the pace: a whole day's polling, for the share of its runs the learned week places until the
-    # reset; the day's ceiling below (what spend_share leaves after what was spent) carries over
-    # what a quiet hour did not spend and takes back what a busy one overspent
+    # reset; the day's ceiling below (what spend_share leaves after what was spent) takes back
+    # what a busy hour overspent. What runs cheaper than planned saved is carried over only as far
+    # as the pace allows (at 0.6 a day of cheap detections ended at 788 of 900 on the week bench)
     day = day_pace(settings, quota, costs, margin)
     into_day = (hour, into_hour, seconds_to_reset)
     poll_pace = _paced(day * (1 - split), chosen.availability, into_day, poll_cost, _poll_gap(settings))
