@@ -9,11 +9,13 @@ and the days ended below their ceiling.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
-from roomsync.core.schedule import run_weights
+from roomsync.core.schedule import run_weights, slot_edges
 
 DAY_SECONDS = 86_400.0
+"""A quota day."""
 
 
 def share_of_day_left(
@@ -35,9 +37,16 @@ def share_of_day_left(
     if len(shape) == 0:
         raise ValueError("share_of_day_left needs a shape with at least one hour")
     left = min(max(seconds_to_reset, 0.0), DAY_SECONDS)
-    slots = _day_slots(seconds_into_hour, DAY_SECONDS - left, left)
-    weights = [run_weights([shape[(hour + offset) % len(shape)]])[0] for _, _, offset in slots]
-    hours = [(end - start) / 3600.0 for start, end, _ in slots]
+    elapsed = DAY_SECONDS - left
+    # the day's hours behind now (cut at the day's start) and ahead of it (cut at the reset), each
+    # by the slots shape_runs uses, as (hours of the slot, its hour of the day from the current one)
+    day_start_offset = math.floor((seconds_into_hour - elapsed) / 3600.0)
+    behind = slot_edges((seconds_into_hour - elapsed) % 3600.0, elapsed, None)
+    ahead = slot_edges(seconds_into_hour, left, None)
+    slots = [((end - start) / 3600.0, day_start_offset + h) for start, end, h in behind]
+    slots += [((end - start) / 3600.0, h) for start, end, h in ahead]
+    hours = [length for length, _ in slots]
+    weights = run_weights([shape[(hour + offset) % len(shape)] for _, offset in slots])
     weighted = sum(h * w for h, w in zip(hours, weights, strict=True))
     if weighted <= 0 or runs_a_day <= 0:
         return left / DAY_SECONDS
@@ -48,19 +57,4 @@ def share_of_day_left(
     else:  # the max gap does not fit the day: the weights alone place the runs
         per_hour = [runs_a_day * w / weighted for w in weights]
     runs = [h * rate for h, rate in zip(hours, per_hour, strict=True)]
-    ahead = sum(r for r, (start, _, _) in zip(runs, slots, strict=True) if start >= 0)
-    return min(max(ahead / sum(runs), 0.0), 1.0)
-
-
-def _day_slots(seconds_into_hour: float, elapsed: float, left: float) -> list[tuple[float, float, int]]:
-    """The quota day cut at the local hours and at now, as (start, end, hours from the current
-    hour), in seconds from now: from ``-elapsed`` (the day's start) to ``left`` (the reset)."""
-    slots: list[tuple[float, float, int]] = []
-    offset = -int((elapsed + 3600.0 - seconds_into_hour) // 3600.0) - 1
-    while (start := 3600.0 * offset - seconds_into_hour) < left - 1e-9:
-        end = start + 3600.0
-        for lo, hi in ((max(start, -elapsed), min(end, 0.0)), (max(start, 0.0), min(end, left))):
-            if hi - lo > 1e-9:
-                slots.append((lo, hi, offset))
-        offset += 1
-    return slots
+    return min(max(sum(runs[len(behind) :]) / sum(runs), 0.0), 1.0)

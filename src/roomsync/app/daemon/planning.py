@@ -30,7 +30,7 @@ from roomsync.core.activity import default_shape, hour_of_week
 from roomsync.core.budget import FREE_LICENCE_QUOTA, BudgetSnapshot, Reserves
 from roomsync.core.burst import BURST_SECONDS, Burst
 from roomsync.core.catalog.types import Priority
-from roomsync.core.pace import share_of_day_left
+from roomsync.core.pace import DAY_SECONDS, share_of_day_left
 from roomsync.core.schedule import (
     Cadence,
     JobCosts,
@@ -42,7 +42,6 @@ from roomsync.core.schedule import (
 )
 from roomsync.settings import Settings
 
-DAY_SECONDS = 86_400.0
 PROCESSING_SECONDS = 30.0
 """What a run adds to the wait before its change shows on the channel (reads, then the write)."""
 
